@@ -1,0 +1,19 @@
+module github.com/bindrace/bindrace
+
+go 1.26.8
+
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/evanw/esbuild v0.28.2
+	github.com/gorilla/websocket v1.5.3
+	github.com/hodgesds/perf-utils v0.7.0
+	github.com/klauspost/compress v1.20.3
+	github.com/molecule-man/go-brrr v1.3.1
+	github.com/spf13/pflag v1.1.0
+	github.com/valyala/bytebufferpool v1.0.0
+	github.com/valyala/fasthttp v1.78.0
+	go.uber.org/atomic v1.7.0
+	go.uber.org/multierr v1.6.0
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	golang.org/x/sys v0.49.0
+)

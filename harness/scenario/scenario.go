@@ -1,0 +1,154 @@
+// Package scenario defines the workloads every target serves identically: the request each
+// scenario sends, the response it must get back, and the routes registered but never requested.
+//
+// It is the single source of truth shared by the scenario servers (binding, fasthttp, nethttp,
+// uws), the verifier and the load generator.
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Scenario is one request shape and the response it must produce.
+type Scenario struct {
+	Name   string
+	Method string
+	Path   string // path and query, as sent on the request line
+	Header [][2]string
+	Body   []byte
+	Want   Want
+}
+
+// Want is what a correct response looks like.
+type Want struct {
+	Status      int
+	ContentType string            // compared by media type (parameters such as charset ignored)
+	Header      map[string]string // further required headers, names in lower case
+	Body        []byte            // exact body, unless JSON or BodySHA256 is set
+	JSON        bool              // compare Body as JSON values, not bytes
+	BodyLen     int               // for large bodies: exact length ...
+	BodySHA256  string            // ... and hash, hex
+}
+
+// HeapPath is the background route every target answers with {"heap_bytes": N}; the harness
+// reads it outside measurement windows only.
+const HeapPath = "/__bindrace/heap"
+
+// Route is a method and path pattern (":name" segments, trailing "*").
+type Route struct{ Method, Path string }
+
+// BackgroundRoutes are registered by every target and never requested during a measurement,
+// so a router that slows down with more routes shows it (seed 000 used about 20).
+var BackgroundRoutes = []Route{
+	{"GET", "/api/v1/users"},
+	{"GET", "/api/v1/users/:id"},
+	{"POST", "/api/v1/users"},
+	{"PUT", "/api/v1/users/:id"},
+	{"DELETE", "/api/v1/users/:id"},
+	{"GET", "/api/v1/users/:id/posts"},
+	{"GET", "/api/v1/posts/:post/comments/:comment"},
+	{"GET", "/api/v1/search"},
+	{"GET", "/static/*"},
+	{"GET", "/health"},
+	{"GET", "/metrics"},
+	{"GET", "/about"},
+	{"GET", "/contact"},
+	{"POST", "/login"},
+	{"POST", "/logout"},
+	{"GET", "/id/:id/profile"},
+	{"GET", "/json/schema"},
+	{"PATCH", "/api/v1/settings"},
+	{"GET", "/v/:version/docs/*"},
+	{"GET", HeapPath},
+}
+
+// Bench header: the params scenario sends it and servers read it dynamically (not echoed),
+// as the original benchmark's "params, query & header" case does.
+const BenchHeader = "x-bench"
+
+const jsonBody = `{"hello":"world"}`
+
+// VideoSize is the length of the stream scenario's body: about 14 MB, like a short clip.
+const VideoSize = 14 << 20
+
+// all is built on first use: the stream scenario's hash costs a pass over 14 MB, which a
+// server that merely imports this package should not pay at start-up.
+var all = sync.OnceValue(func() []Scenario {
+	return []Scenario{
+		{
+			Name: "ping", Method: "GET", Path: "/",
+			Want: Want{Status: 200, ContentType: "text/plain", Body: []byte("hi")},
+		},
+		{
+			Name: "params", Method: "GET", Path: "/id/1?name=bun",
+			Header: [][2]string{{BenchHeader, "1"}},
+			Want: Want{Status: 200, ContentType: "text/plain", Body: []byte("1 bun"),
+				Header: map[string]string{"x-powered-by": "benchmark"}},
+		},
+		{
+			Name: "json", Method: "POST", Path: "/json",
+			Header: [][2]string{{"content-type", "application/json"}},
+			Body:   []byte(jsonBody),
+			Want:   Want{Status: 200, ContentType: "application/json", Body: []byte(jsonBody), JSON: true},
+		},
+		{
+			Name: "stream", Method: "GET", Path: "/video",
+			Header: [][2]string{{"if-none-match", `"bindrace-never-matches"`}, {"cache-control", "no-store"}},
+			Want:   Want{Status: 200, ContentType: "video/mp4", BodyLen: VideoSize, BodySHA256: VideoSHA256()},
+		},
+	}
+})
+
+// HTTP lists the HTTP scenarios in their canonical order.
+func HTTP() []Scenario { return append([]Scenario(nil), all()...) }
+
+// Names lists the HTTP scenario names.
+func Names() []string {
+	names := make([]string, 0, len(all()))
+	for _, s := range all() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// ByName finds a scenario or says which names exist.
+func ByName(name string) (Scenario, error) {
+	for _, s := range all() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	known := Names()
+	sort.Strings(known)
+	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(known, ", "))
+}
+
+// Request renders the scenario as one HTTP/1.1 keep-alive request for host.
+func (s Scenario) Request(host string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", s.Method, s.Path, host)
+	for _, h := range s.Header {
+		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
+	}
+	if s.Body != nil {
+		fmt.Fprintf(&b, "content-length: %d\r\n", len(s.Body))
+	}
+	b.WriteString("\r\n")
+	b.Write(s.Body)
+	return b.Bytes()
+}
+
+// MirrorJSON is the json scenario's handler logic shared by the Go targets: the body is parsed
+// and serialized again, so a server that echoes bytes does less work than the scenario asks.
+func MirrorJSON(body []byte) ([]byte, error) {
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
