@@ -1,0 +1,29 @@
+package report
+
+// The md and html formats render the same document, built once per session kind, so the two
+// cannot drift apart: builders decide what to say, renderers only how to mark it up.
+
+type document struct {
+	Title  string
+	Blocks []block
+}
+
+// block is one element of the document; Kind says which fields are used.
+type block struct {
+	Kind  string     // "h2", "p", "strong", "list", "table", "code"
+	Text  string     // h2, p, strong, code
+	Items []string   // list
+	Head  []string   // table
+	Rows  [][]string // table
+}
+
+func (d *document) h2(s string)     { d.Blocks = append(d.Blocks, block{Kind: "h2", Text: s}) }
+func (d *document) p(s string)      { d.Blocks = append(d.Blocks, block{Kind: "p", Text: s}) }
+func (d *document) strong(s string) { d.Blocks = append(d.Blocks, block{Kind: "strong", Text: s}) }
+func (d *document) list(items ...string) {
+	d.Blocks = append(d.Blocks, block{Kind: "list", Items: items})
+}
+func (d *document) code(s string) { d.Blocks = append(d.Blocks, block{Kind: "code", Text: s}) }
+func (d *document) table(head []string, rows [][]string) {
+	d.Blocks = append(d.Blocks, block{Kind: "table", Head: head, Rows: rows})
+}

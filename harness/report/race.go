@@ -1,0 +1,298 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
+)
+
+// raceDocument lays a race out like the release page it automates (seed 001): headline delta,
+// the run's shape, the verdict, every pair, the runtime table, statistics, counters, how to
+// reproduce it and where it ran.
+func raceDocument(sd *sessionDir) document {
+	s := sd.race
+	a, b := s.A, s.B
+	d := document{Title: fmt.Sprintf("%s vs %s — %s", a, b, s.Scenario)}
+
+	headline := s.Headline
+	if headline == "" {
+		headline = gate.Headline(s)
+	}
+	d.strong(headline)
+	upstream := b
+	if s.BVersion != "" {
+		upstream += " " + s.BVersion
+	}
+	d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
+		fmtPct(s.MedianDeltaPct), upstream))
+
+	runsA, runsB := sideRuns(s.Pairs)
+	sh := s.Shape
+	pairs := sh.Pairs
+	if pairs == 0 {
+		pairs = len(s.Pairs)
+	}
+	shape := []string{
+		fmt.Sprintf("%d connections", firstNonZero(s.Connections, sh.Connections)),
+		fmt.Sprintf("pipelining %d", firstNonZero(s.Pipelining, sh.Pipelining)),
+		fmt.Sprintf("%d × %s pairs, %s warm-up, %s cool-down", pairs, fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS)),
+	}
+	if sh.Workers > 0 {
+		shape = append(shape, fmt.Sprintf("%d client workers", sh.Workers))
+	}
+	if sh.CPUsServer != "" || sh.CPUsClient != "" {
+		shape = append(shape, fmt.Sprintf("server CPUs %s, client CPUs %s", orDash(sh.CPUsServer), orDash(sh.CPUsClient)))
+	}
+	shape = append(shape,
+		fmt.Sprintf("p95 %s (%s)", fmtMs(s.StatsA.MedianP95Ms), a),
+		fmt.Sprintf("p99 %s (%s)", fmtMs(s.StatsA.MedianP99Ms), a),
+		verdictPhrase(s.Verdict))
+	d.list(shape...)
+
+	d.h2("Regression threshold: " + verdictWord(s.Verdict))
+	th := s.Thresholds
+	d.p(fmt.Sprintf("Thresholds: median throughput delta at least %s with its 95%% CI; p99 delta at most %s; at most %d errors.",
+		fmtPct(th.MinMedianDeltaPct), fmtPct(th.MaxP99DeltaPct), th.MaxErrors))
+	if len(s.Reasons) > 0 {
+		d.list(s.Reasons...)
+	}
+	if s.Incomplete != "" {
+		d.p("The session stopped early: " + s.Incomplete + ".")
+	}
+
+	d.h2(fmt.Sprintf("All %d pairs, no selection.", len(s.Pairs)))
+	valid := 0
+	for _, p := range s.Pairs {
+		if stats.PairValid(p) {
+			valid++
+		}
+	}
+	d.p(fmt.Sprintf("The order alternated AB/BA so that warm-up and drift of the machine give neither side a steady advantage. %s won on throughput in %d of %d pairs.",
+		a, s.Wins, valid))
+	var rows [][]string
+	for _, p := range s.Pairs {
+		delta := fmtPct(p.DeltaPct)
+		if !stats.PairValid(p) {
+			delta = "failed: " + strings.TrimSpace(p.A.Error+" "+p.B.Error)
+		}
+		rows = append(rows, []string{fmt.Sprintf("%02d", p.Index), p.Order, fmtRPS(p.A.RPS), fmtRPS(p.B.RPS), delta,
+			fmt.Sprintf("%s / %s", fmtMs(p.A.P99Ms), fmtMs(p.B.P99Ms))})
+	}
+	d.table([]string{"pair", "order", a + " rps", b + " rps", "delta", "p99 " + a + " / " + b}, rows)
+	if sd.raw != nil && len(sd.raw.Runs) > 2*len(s.Pairs) {
+		d.p(fmt.Sprintf("raw.json holds %d runs, %d more than the pairs above: runs of a pair that did not finish.",
+			len(sd.raw.Runs), len(sd.raw.Runs)-2*len(s.Pairs)))
+	}
+
+	d.h2("Throughput, tails and runtime")
+	d.p("Throughput is read together with the tails, CPU and memory. Figures are medians over the runs of each side; the throughput delta is the median of the per-pair deltas.")
+	d.table([]string{"metric", a, b, "delta", "how to read"}, runtimeRows(s, runsA, runsB))
+
+	d.h2("Statistics")
+	d.table([]string{"statistic", "value"}, [][]string{
+		{"median delta", fmtPct(s.MedianDeltaPct)},
+		{"95% CI of the median delta", fmt.Sprintf("[%s, %s] (bootstrap, %s resamples, percentile method)",
+			fmtPct(s.CI95Pct[0]), fmtPct(s.CI95Pct[1]), group(stats.Resamples, 0))},
+		{"min / max delta", fmtPct(s.MinDeltaPct) + " / " + fmtPct(s.MaxDeltaPct)},
+		{"wins", fmt.Sprintf("%d of %d pairs", s.Wins, valid)},
+		{"CV of throughput, " + a, fmtPlainPct(s.StatsA.CVPct)},
+		{"CV of throughput, " + b, fmtPlainPct(s.StatsB.CVPct)},
+		{"order effect", fmtPct(s.OrderEffectPct) + " (mean delta of AB pairs minus BA pairs: positive means " + a + " gains from running first; near 0 means order does not matter)"},
+	})
+
+	countersSection(&d, s)
+	tailSections(&d, s.Warnings, sh.Command, sd.manifest)
+	return d
+}
+
+func sideRuns(pairs []session.Pair) (a, b []session.Run) {
+	for _, p := range pairs {
+		a, b = append(a, p.A), append(b, p.B)
+	}
+	return a, b
+}
+
+// metric is one row of the runtime table: how to get the figure from a run and print it.
+type metric struct {
+	name, read string
+	get        func(session.Run) float64
+	format     func(float64) string
+}
+
+func runtimeRows(s *session.Summary, runsA, runsB []session.Run) [][]string {
+	ms := []metric{
+		{"p50 latency", "lower is better", func(r session.Run) float64 { return r.P50Ms }, fmtMs},
+		{"p95 latency", "lower is better", func(r session.Run) float64 { return r.P95Ms }, fmtMs},
+		{"p99 latency", "lower is better", func(r session.Run) float64 { return r.P99Ms }, fmtMs},
+		{"p99.9 latency", "lower is better", func(r session.Run) float64 { return r.P999Ms }, fmtMs},
+		{"server CPU (% of one core)", "context: below ~90% the run was client-bound", func(r session.Run) float64 { return r.ServerCPUPct }, fmtPlainPct},
+		{"responses per CPU-second", "higher is better", func(r session.Run) float64 { return r.RPSPerCPUSecond }, fmtRPS},
+		{"RSS after warm-up", "lower is better", func(r session.Run) float64 { return r.RSSMiB }, fmtMiB},
+		{"peak RSS", "lower is better", func(r session.Run) float64 { return r.PeakRSSMiB }, fmtMiB},
+		{"heap (Go or V8)", "lower is better; runtimes count differently", func(r session.Run) float64 { return r.HeapMiB }, fmtMiB},
+		{"startup (spawn to first response)", "lower is better", func(r session.Run) float64 { return r.StartupMs }, fmtMs},
+		{"artefact size", "context: a binary and a JS bundle are different things", func(r session.Run) float64 { return float64(r.ArtifactBytes) }, fmtBytes},
+	}
+	rows := [][]string{{"throughput (responses/s)", fmtRPS(s.StatsA.MedianRPS), fmtRPS(s.StatsB.MedianRPS), fmtPct(s.MedianDeltaPct), "higher is better"}}
+	for _, m := range ms {
+		va := stats.Median(nonZero(stats.Field(runsA, m.get)))
+		vb := stats.Median(nonZero(stats.Field(runsB, m.get)))
+		delta := dash
+		if !missing(va) && !missing(vb) {
+			delta = fmtPct(stats.DeltaPct(va, vb))
+		}
+		rows = append(rows, []string{m.name, m.format(va), m.format(vb), delta, m.read})
+	}
+	rows = append(rows, []string{"errors (all runs)", fmt.Sprint(s.StatsA.Errors), fmt.Sprint(s.StatsB.Errors), dash, "should be 0"})
+	return rows
+}
+
+// nonZero drops unreported figures (0) so a median is over measurements only.
+func nonZero(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		if x != 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// counterOrder lists perf's counters in the order a reader expects; others follow by name.
+var counterOrder = []string{"cycles", "instructions", "ipc", "branches", "branch-misses", "cache-references", "cache-misses",
+	"task-clock", "context-switches", "page-faults"}
+
+func sortCounters(names []string) {
+	rank := func(n string) int {
+		for i, c := range counterOrder {
+			if strings.EqualFold(n, c) {
+				return i
+			}
+		}
+		return len(counterOrder)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank(names[i]), rank(names[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+}
+
+func countersSection(d *document, s *session.Summary) {
+	ca, cb := s.Counters["a"], s.Counters["b"]
+	if len(ca) == 0 && len(cb) == 0 && len(s.CountersUnsupported) == 0 {
+		return
+	}
+	d.h2("CPU counters per response")
+	mode := s.CountersMode
+	if mode == "" {
+		mode = "perf"
+	}
+	d.p(fmt.Sprintf("Counts divided by the responses of the measurement window (%s mode); fewer is better. Instruction counts are comparable across sessions, times are not.", mode))
+	seen := map[string]bool{}
+	var names []string
+	for _, m := range []map[string]float64{ca, cb} {
+		for n := range m {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	sortCounters(names)
+	var rows [][]string
+	for _, n := range names {
+		va, okA := ca[n]
+		vb, okB := cb[n]
+		fa, fb, delta := dash, dash, dash
+		if okA {
+			fa = fmtCount(va)
+		}
+		if okB {
+			fb = fmtCount(vb)
+		}
+		if okA && okB && vb != 0 {
+			delta = fmtPct(stats.DeltaPct(va, vb))
+		}
+		rows = append(rows, []string{n, fa, fb, delta})
+	}
+	if len(rows) > 0 {
+		d.table([]string{"counter", s.A, s.B, "delta"}, rows)
+	}
+	if len(s.CountersUnsupported) > 0 {
+		var un []string
+		for n := range s.CountersUnsupported {
+			un = append(un, n)
+		}
+		sortCounters(un)
+		items := make([]string, len(un))
+		for i, n := range un {
+			items[i] = n + ": not supported: " + s.CountersUnsupported[n]
+		}
+		d.p("Not measured on this host:")
+		d.list(items...)
+	}
+}
+
+// tailSections are shared by races and matrices: warnings, the command, the environment.
+func tailSections(d *document, warnings, command []string, manifest map[string]any) {
+	if len(warnings) > 0 {
+		d.h2("Warnings")
+		d.list(warnings...)
+	}
+	d.h2("Reproduce")
+	if len(command) > 0 {
+		d.code(shellQuote(command))
+	} else {
+		d.p("The session did not record its command line.")
+	}
+	d.h2("Environment")
+	if len(manifest) > 0 {
+		d.table([]string{"key", "value"}, manifestRows(manifest))
+	} else {
+		d.p("No manifest.json in this session.")
+	}
+}
+
+func verdictWord(v string) string {
+	switch v {
+	case session.Pass:
+		return "passed"
+	case session.Fail:
+		return "failed"
+	case session.Inconclusive:
+		return "inconclusive"
+	case session.Incomplete:
+		return "session incomplete"
+	}
+	return "not evaluated"
+}
+
+func verdictPhrase(v string) string {
+	if v == session.Incomplete {
+		return "session incomplete: regression threshold not passed"
+	}
+	return "regression threshold " + verdictWord(v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return dash
+	}
+	return s
+}
+
+func firstNonZero(xs ...int) int {
+	for _, x := range xs {
+		if x != 0 {
+			return x
+		}
+	}
+	return 0
+}

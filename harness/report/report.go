@@ -1,0 +1,71 @@
+// Package report renders a saved session directory for people and tools: a release-page style
+// markdown and HTML report, a CSV of every run, summary.json as is, and the Go benchmark format
+// for benchstat. Everything is re-rendered from the files on disk, so a report can be rebuilt
+// (or re-gated) long after the run.
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Formats lists what Render accepts.
+var Formats = []string{"md", "html", "csv", "json", "benchfmt"}
+
+// Render writes the session in dir to w in the given format ("" means md).
+func Render(dir, format string, w io.Writer) error {
+	sd, err := load(dir)
+	if err != nil {
+		return err
+	}
+	return render(sd, format, w)
+}
+
+func render(sd *sessionDir, format string, w io.Writer) error {
+	switch format {
+	case "", "md", "markdown":
+		return writeMarkdown(w, buildDocument(sd))
+	case "html":
+		return writeHTML(w, buildDocument(sd))
+	case "csv":
+		return writeCSV(w, sd)
+	case "json":
+		_, err := w.Write(sd.summaryJSON)
+		return err
+	case "benchfmt":
+		return writeBenchfmt(w, sd)
+	}
+	return fmt.Errorf("report: unknown format %q (want one of %v)", format, Formats)
+}
+
+func buildDocument(sd *sessionDir) document {
+	if sd.matrix != nil {
+		return matrixDocument(sd)
+	}
+	return raceDocument(sd)
+}
+
+// WriteAll writes summary.md, summary.csv and report.html into dir. summary.json is the
+// orchestrator's; it is read here, never rewritten. Each file is rendered in memory first so a
+// failure leaves no half-written report.
+func WriteAll(dir string) error {
+	sd, err := load(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, format string }{
+		{"summary.md", "md"}, {"summary.csv", "csv"}, {"report.html", "html"},
+	} {
+		var buf bytes.Buffer
+		if err := render(sd, f.format, &buf); err != nil {
+			return fmt.Errorf("report: %s: %w", f.name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
+)
+
+// seed 001's ten pairs: rps A, rps B, p99 A, p99 B.
+var seedPairs = [][4]float64{
+	{481759, 429215, 4.053, 4.475}, {484113, 425257, 3.974, 4.475},
+	{499080, 434250, 3.896, 4.387}, {500261, 448291, 3.896, 4.301},
+	{497510, 439557, 3.896, 4.387}, {483383, 441113, 4.053, 4.387},
+	{506037, 430500, 3.819, 4.475}, {495532, 434787, 3.896, 4.387},
+	{495049, 443162, 3.896, 4.301}, {490719, 440558, 3.974, 4.387},
+}
+
+func run(target string, slot int, rps, p99 float64) session.Run {
+	return session.Run{Target: target, Scenario: "ping", Slot: slot, RPS: rps, Responses: int64(rps * 10), DurationS: 10,
+		P50Ms: 1.9, P95Ms: p99 - 0.3, P99Ms: p99, P999Ms: p99 + 1, MaxMs: 12, ServerCPUPct: 98.3,
+		RPSPerCPUSecond: rps / 0.983, RSSMiB: 59.6, PeakRSSMiB: 61, StartupMs: 35, ArtifactBytes: 4 << 20}
+}
+
+// writeRace writes a complete race session directory and returns it with its summary.
+func writeRace(t *testing.T, a string) (string, *session.Summary) {
+	t.Helper()
+	var ps []session.Pair
+	var raw session.Raw
+	for i, v := range seedPairs {
+		order := []string{"AB", "BA"}[i%2]
+		p := session.Pair{Index: i + 1, Order: order, A: run(a, i%2, v[0], v[2]), B: run("uws", 1-i%2, v[1], v[3])}
+		p.B.HeapMiB = 6.07
+		ps = append(ps, p)
+		raw.Runs = append(raw.Runs, p.A, p.B)
+	}
+	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10}, 1)
+	s.BVersion = "20.30.0"
+	s.Connections, s.Pipelining = 100, 10
+	s.Shape = session.Shape{Profile: "release-linux", Scenario: "ping", Connections: 100, Pipelining: 10, Workers: 4, Pairs: 10,
+		WarmupS: 2, DurationS: 10, CooldownS: 1,
+		Command: []string{"bindrace", "race", "--a", a, "--b", "uws", "--profile", "release-linux"}}
+	s.Counters = map[string]map[string]float64{"a": {"instructions": 9177.51, "branches": 1878.95}, "b": {"instructions": 10450}}
+	s.CountersMode = "cachegrind"
+	s.CountersUnsupported = map[string]string{"cycles": "no PMU in this VM (ENOENT)"}
+	gate.Apply(&s, nil)
+
+	dir := t.TempDir()
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	writeJSON(t, filepath.Join(dir, "raw.json"), raw)
+	writeJSON(t, filepath.Join(dir, "manifest.json"), map[string]any{
+		"kernel": "Linux 6.1.0-26-amd64", "cpu_model": "Intel Xeon E5-2680 v4", "cpus": 2,
+		"versions": map[string]any{"go": "go1.26.8", "node": "v20.18.0"},
+	})
+	return dir, &s
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func renderT(t *testing.T, dir, format string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Render(dir, format, &buf); err != nil {
+		t.Fatalf("Render %s: %v", format, err)
+	}
+	return buf.String()
+}
+
+func TestMarkdown(t *testing.T) {
+	dir, s := writeRace(t, "binding")
+	md := renderT(t, dir, "md")
+	for _, want := range []string{
+		"# binding vs uws — ping",
+		"**binding +12.7% vs uws (pinned 20.30.0), 10/10 pairs won, regression threshold passed**",
+		"+12.71% throughput against the pinned upstream uws 20.30.0",
+		"- 100 connections", "- pipelining 10", "10 × 10s pairs, 2s warm-up",
+		"## Regression threshold: passed",
+		"## All 10 pairs, no selection.",
+		"| throughput (responses/s) | 495,290 | 437,172 | +12.71% | higher is better |",
+		"| p99 latency | 3.90 ms | 4.39 ms | -11.19% | lower is better |",
+		"order effect", "95% CI of the median delta",
+		"## CPU counters per response", "| instructions | 9,177.51 | 10,450.00 | -12.18% |",
+		"cycles: not supported: no PMU in this VM (ENOENT)",
+		"bindrace race --a binding --b uws --profile release-linux",
+		"| versions.node | v20.18.0 |", "| cpus | 2 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	for _, p := range s.Pairs {
+		row := "| " + []string{"01", "02", "03", "04", "05", "06", "07", "08", "09", "10"}[p.Index-1] + " | " + p.Order + " | " + fmtRPS(p.A.RPS)
+		if !strings.Contains(md, row) {
+			t.Errorf("markdown lacks pair row %q", row)
+		}
+	}
+	if testing.Verbose() {
+		t.Log("\n" + md)
+	}
+}
+
+func TestCSV(t *testing.T) {
+	dir, _ := writeRace(t, "binding")
+	rows, err := csv.NewReader(strings.NewReader(renderT(t, dir, "csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2*len(seedPairs)+1 {
+		t.Fatalf("%d rows, want runs + header = %d", len(rows), 2*len(seedPairs)+1)
+	}
+	if rows[0][0] != "index" || rows[1][1] != "AB" || rows[1][2] != "A" || rows[3][2] != "B" || rows[1][6] != "481759" {
+		t.Errorf("unexpected rows: %q %q %q", rows[0], rows[1], rows[3])
+	}
+}
+
+func TestJSONIsVerbatim(t *testing.T) {
+	dir, _ := writeRace(t, "binding")
+	want, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if got := renderT(t, dir, "json"); got != string(want) {
+		t.Error("json format must re-emit summary.json byte for byte")
+	}
+}
+
+func TestBenchfmt(t *testing.T) {
+	dir, s := writeRace(t, "binding")
+	out := renderT(t, dir, "benchfmt")
+	r := benchfmt.NewReader(strings.NewReader(out), "session.txt")
+	var results []*benchfmt.Result
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			results = append(results, rec.Clone())
+		case *benchfmt.SyntaxError:
+			t.Errorf("syntax error: %v", rec)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// 20 runs plus one counters line per side.
+	if len(results) != 22 {
+		t.Fatalf("%d results, want 22:\n%s", len(results), out)
+	}
+	first := results[0]
+	if got := string(first.Name.Full()); got != "Race/target=binding/scenario=ping" { // Full() drops "Benchmark"
+		t.Errorf("name %q", got)
+	}
+	if first.GetConfig("goos") != "linux" || first.GetConfig("pkg") != "bindrace" || first.GetConfig("cpu") != "Intel Xeon E5-2680 v4" {
+		t.Errorf("config goos=%q pkg=%q cpu=%q", first.GetConfig("goos"), first.GetConfig("pkg"), first.GetConfig("cpu"))
+	}
+	a0 := s.Pairs[0].A
+	if first.Iters != int(a0.Responses) {
+		t.Errorf("iters %d, want responses %d", first.Iters, a0.Responses)
+	}
+	for unit, want := range map[string]float64{"rps": a0.RPS, "p99-ms": a0.P99Ms, "sec/op": 1 / a0.RPS, "rss-B": a0.RSSMiB * 1024 * 1024, "errors": 0} {
+		got, ok := first.Value(unit)
+		if !ok || (got-want)/want > 1e-6 || (want-got)/want > 1e-6 && want != 0 {
+			t.Errorf("%s = %v (%v), want %v", unit, got, ok, want)
+		}
+	}
+	last := results[len(results)-1]
+	if got, _ := last.Value("instructions/op"); got != 10450 || !strings.Contains(string(last.Name.Full()), "target=uws") {
+		t.Errorf("counters line %q instructions %v", last.Name.Full(), got)
+	}
+	if u := r.Units(); u.GetBetter("rps") != 1 || u.Get("instructions/op", "assume") == nil || u.Get("instructions/op", "assume").Value != "exact" {
+		t.Errorf("unit metadata: better %d assume %v", u.GetBetter("rps"), u.Get("instructions/op", "assume"))
+	}
+}
+
+func TestHTMLEscapes(t *testing.T) {
+	dir, _ := writeRace(t, "<script>alert(1)</script>")
+	html := renderT(t, dir, "html")
+	if strings.Contains(html, "<script>") {
+		t.Fatal("a target name reached the page unescaped")
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "&lt;script&gt;alert(1)&lt;/script&gt; vs uws — ping", "<table>", "All 10 pairs, no selection.", "regression threshold passed"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "http://") || strings.Contains(html, "https://") || strings.Contains(html, "<link") {
+		t.Error("report.html must not reach the network")
+	}
+}
+
+func TestWriteAllAndFailedPair(t *testing.T) {
+	dir, s := writeRace(t, "binding")
+	s.Pairs[3].B.Error = "server exited with status 139"
+	s.Pairs[3].B.RPS = 0
+	s.Incomplete = "uws crashed in pair 4"
+	*s = stats.Summarize(s.Pairs, s.Thresholds, 1)
+	s.Incomplete = "uws crashed in pair 4"
+	gate.Apply(s, nil)
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	if err := WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.md", "summary.csv", "report.html"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	for _, want := range []string{"failed: server exited with status 139", "session incomplete", "uws crashed in pair 4", "left out of the statistics"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+	bf := renderT(t, dir, "benchfmt")
+	if strings.Count(bf, "BenchmarkRace/target=uws/scenario=ping ") != 9 || !strings.Contains(bf, "# left out a failed run of uws") {
+		t.Errorf("failed run not left out of benchfmt:\n%s", bf)
+	}
+	if err := Render(dir, "pdf", &bytes.Buffer{}); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+func TestMatrix(t *testing.T) {
+	targets := []string{"binding", "fasthttp", "uws"}
+	orders := [][]string{{"uws", "binding", "fasthttp"}, {"fasthttp", "uws", "binding"}}
+	var runs []session.Run
+	for _, o := range orders {
+		for slot, tg := range o {
+			runs = append(runs, run(tg, slot, map[string]float64{"binding": 490000, "fasthttp": 300000, "uws": 430000}[tg]*(1+0.01*float64(slot)), 4))
+		}
+	}
+	m := session.Matrix{Kind: "matrix", Targets: targets, Scenario: "ping", Seed: 42, Orders: orders, Runs: runs,
+		Shape: session.Shape{Rounds: 2, Connections: 100, Pipelining: 10, DurationS: 10, WarmupS: 2,
+			Command: []string{"bindrace", "matrix", "--targets", "binding,fasthttp,uws", "--seed", "42"}}}
+	stats.SummarizeMatrix(&m)
+	dir := t.TempDir()
+	writeJSON(t, filepath.Join(dir, "summary.json"), m)
+	md := renderT(t, dir, "md")
+	for _, want := range []string{"# Matrix — ping: binding, fasthttp, uws", "order seed 42", "round 2: fasthttp, uws, binding",
+		"Slot correlation r = +", "## All 6 runs, no selection.", "| fasthttp | 303,000 |", "No manifest.json"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("matrix markdown lacks %q\n%s", want, md)
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(renderT(t, dir, "csv"))).ReadAll()
+	if err != nil || len(rows) != len(runs)+1 || rows[4][0] != "2" || rows[4][1] != "fasthttp uws binding" {
+		t.Errorf("matrix csv: %v %q", err, rows)
+	}
+	if html := renderT(t, dir, "html"); !strings.Contains(html, "Position bias") {
+		t.Error("matrix html lacks position bias")
+	}
+	if bf := renderT(t, dir, "benchfmt"); strings.Count(bf, "\nBenchmarkRace/") != len(runs) {
+		t.Errorf("matrix benchfmt:\n%s", bf)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for got, want := range map[string]string{
+		fmtRPS(495290.5):   "495,290", // the published page rounds the same way
+		fmtRPS(999):        "999",
+		fmtPct(12.7123):    "+12.71%",
+		fmtPct(-11.2):      "-11.20%",
+		fmtMs(3.635):       "3.63 ms",
+		group(-1234567, 0): "-1,234,567",
+		fmtCount(0.131):    "0.131",
+		shellQuote([]string{"bindrace", "race", "--b", "cmd:./srv --port {port}"}): "bindrace race --b 'cmd:./srv --port {port}'",
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package stats
+
+import (
+	"math"
+	"testing"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// seedPairs are the ten pairs of the release page this project automates (seed 001).
+var seedPairs = [][4]float64{ // rps A, rps B, p99 A, p99 B
+	{481759, 429215, 4.053, 4.475}, {484113, 425257, 3.974, 4.475},
+	{499080, 434250, 3.896, 4.387}, {500261, 448291, 3.896, 4.301},
+	{497510, 439557, 3.896, 4.387}, {483383, 441113, 4.053, 4.387},
+	{506037, 430500, 3.819, 4.475}, {495532, 434787, 3.896, 4.387},
+	{495049, 443162, 3.896, 4.301}, {490719, 440558, 3.974, 4.387},
+}
+
+func makePairs() []session.Pair {
+	var ps []session.Pair
+	for i, v := range seedPairs {
+		order := "AB"
+		if i%2 == 1 {
+			order = "BA"
+		}
+		ps = append(ps, session.Pair{Index: i + 1, Order: order,
+			A: session.Run{Target: "binding", Scenario: "ping", RPS: v[0], P95Ms: 3.6, P99Ms: v[2]},
+			B: session.Run{Target: "uws", Scenario: "ping", RPS: v[1], P95Ms: 4.1, P99Ms: v[3]}})
+	}
+	return ps
+}
+
+func TestSummarizeSeedPage(t *testing.T) {
+	s := Summarize(makePairs(), session.Thresholds{MinMedianDeltaPct: -2}, 1)
+	if !near(s.MedianDeltaPct, 12.71, 0.01) {
+		t.Errorf("median delta %.3f, want 12.71 as published", s.MedianDeltaPct)
+	}
+	if s.Wins != 10 || s.A != "binding" || s.B != "uws" || s.Kind != "race" {
+		t.Errorf("wins %d a %q b %q kind %q", s.Wins, s.A, s.B, s.Kind)
+	}
+	if !near(s.MinDeltaPct, 9.58, 0.01) || !near(s.MaxDeltaPct, 17.55, 0.01) {
+		t.Errorf("min/max %.2f/%.2f", s.MinDeltaPct, s.MaxDeltaPct)
+	}
+	if !(s.CI95Pct[0] <= s.MedianDeltaPct && s.MedianDeltaPct <= s.CI95Pct[1]) {
+		t.Errorf("CI %v excludes median", s.CI95Pct)
+	}
+	if !near(s.StatsA.MedianRPS, 495290.5, 0.01) || !near(s.StatsA.MedianP99Ms, 3.896, 1e-9) {
+		t.Errorf("stats A %+v", s.StatsA)
+	}
+	// Published: p99 3.896 vs 4.387 -> -11.20%.
+	if !near(s.P99DeltaPct, -11.19, 0.01) {
+		t.Errorf("p99 delta %.3f", s.P99DeltaPct)
+	}
+	var ab, ba []float64
+	for _, p := range s.Pairs {
+		if p.Order == "AB" {
+			ab = append(ab, p.DeltaPct)
+		} else {
+			ba = append(ba, p.DeltaPct)
+		}
+	}
+	if !near(s.OrderEffectPct, Mean(ab)-Mean(ba), 1e-9) {
+		t.Errorf("order effect %v", s.OrderEffectPct)
+	}
+	if s.Thresholds.MinMedianDeltaPct != -2 || len(s.Warnings) != 0 || s.Counters != nil {
+		t.Errorf("thresholds %+v warnings %v counters %v", s.Thresholds, s.Warnings, s.Counters)
+	}
+}
+
+func TestSummarizeFailedPairAndCounters(t *testing.T) {
+	ps := makePairs()[:4]
+	ps[2].B.Error = "server exited"
+	ps[2].B.RPS = 0
+	ps[1].A.Errors = 3
+	ps[0].A.ClientBound = true
+	for i := range ps {
+		ps[i].A.Counters = map[string]float64{"instructions": 9000 + float64(i)}
+	}
+	s := Summarize(ps, session.Thresholds{}, 1)
+	if len(s.Pairs) != 4 {
+		t.Fatal("a failed pair must stay in the session")
+	}
+	if s.Wins != 3 || s.StatsA.Errors != 3 {
+		t.Errorf("wins %d errors %d", s.Wins, s.StatsA.Errors)
+	}
+	if len(s.Warnings) != 2 {
+		t.Errorf("want a skipped-pair and a client-bound warning, got %q", s.Warnings)
+	}
+	// A of the failed pair finished, so its counters count: median of 9000..9003.
+	if got := s.Counters["a"]["instructions"]; got != 9001.5 {
+		t.Errorf("counter median %v", got)
+	}
+	if math.IsNaN(s.OrderEffectPct) {
+		t.Error("NaN order effect")
+	}
+}
+
+func TestSummarizeEmptyIsJSONSafe(t *testing.T) {
+	s := Summarize(nil, session.Thresholds{}, 1)
+	for _, v := range []float64{s.MedianDeltaPct, s.CI95Pct[0], s.CI95Pct[1], s.P99DeltaPct, s.StatsA.CVPct} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("non-finite value in empty summary: %+v", s)
+		}
+	}
+}
+
+func TestMatrix(t *testing.T) {
+	// Target x is twice as fast as y; both drift up by 10% per slot: strong position bias.
+	var runs []session.Run
+	for round := 0; round < 4; round++ {
+		for slot := 0; slot < 2; slot++ {
+			target, base := "x", 200.0
+			if (round+slot)%2 == 1 {
+				target, base = "y", 100.0
+			}
+			runs = append(runs, session.Run{Target: target, Slot: slot, RPS: base * (1 + 0.1*float64(slot))})
+		}
+	}
+	m := &session.Matrix{Targets: []string{"x", "y", "z"}, Runs: runs}
+	SummarizeMatrix(m)
+	if len(m.PerTarget) != 3 || m.PerTarget[0].Target != "x" || m.PerTarget[0].MeanRPS != 210 {
+		t.Errorf("per target %+v", m.PerTarget)
+	}
+	if !near(m.SlotCorrelation, 1, 1e-9) {
+		t.Errorf("slot correlation %v, want 1", m.SlotCorrelation)
+	}
+	// No drift: each target's rps identical in both slots.
+	for i := range m.Runs {
+		m.Runs[i].RPS = map[string]float64{"x": 200, "y": 100}[m.Runs[i].Target]
+	}
+	m.Warnings = nil
+	SummarizeMatrix(m)
+	if m.SlotCorrelation != 0 || len(m.Warnings) != 1 {
+		t.Errorf("constant throughput: r %v warnings %q", m.SlotCorrelation, m.Warnings)
+	}
+}
