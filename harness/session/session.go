@@ -97,6 +97,7 @@ type Summary struct {
 
 	A           string `json:"a"`
 	B           string `json:"b"`
+	BVersion    string `json:"b_version,omitempty"` // B's pinned version for the headline, e.g. "20.30.0"
 	Scenario    string `json:"scenario"`
 	Connections int    `json:"connections"`
 	Pipelining  int    `json:"pipelining"`
