@@ -19,6 +19,8 @@ import (
 type sessionDir struct {
 	dir         string
 	summaryJSON []byte
+	rawJSON     []byte // raw.json and manifest.json as on disk (nil when absent), for the HTML page
+	manifestJSON []byte
 	race        *session.Summary // set for kind "race" (or no kind)
 	matrix      *session.Matrix  // set for kind "matrix"
 	raw         *session.Raw     // nil when raw.json is absent
@@ -47,11 +49,11 @@ func load(dir string) (*sessionDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	if err := readOptional(filepath.Join(dir, "raw.json"), &sd.raw); err != nil {
+	if sd.rawJSON, err = readOptional(filepath.Join(dir, "raw.json"), &sd.raw); err != nil {
 		return nil, err
 	}
 	var manifest *map[string]any
-	if err := readOptional(filepath.Join(dir, "manifest.json"), &manifest); err != nil {
+	if sd.manifestJSON, err = readOptional(filepath.Join(dir, "manifest.json"), &manifest); err != nil {
 		return nil, err
 	}
 	if manifest != nil {
@@ -60,21 +62,22 @@ func load(dir string) (*sessionDir, error) {
 	return sd, nil
 }
 
-// readOptional decodes path into *dst, leaving it nil when the file does not exist.
-func readOptional[T any](path string, dst **T) error {
+// readOptional decodes path into *dst and returns its bytes, leaving both nil when the file
+// does not exist.
+func readOptional[T any](path string, dst **T) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	v := new(T)
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("report: %s: %w", path, err)
+		return nil, fmt.Errorf("report: %s: %w", path, err)
 	}
 	*dst = v
-	return nil
+	return b, nil
 }
 
 // manifestRows flattens the free-form manifest into sorted "a.b.c" -> value rows: nested objects

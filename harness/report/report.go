@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/bindrace/bindrace/harness/report/page"
 )
 
 // Formats lists what Render accepts.
@@ -29,7 +31,12 @@ func render(sd *sessionDir, format string, w io.Writer) error {
 	case "", "md", "markdown":
 		return writeMarkdown(w, buildDocument(sd))
 	case "html":
-		return writeHTML(w, buildDocument(sd))
+		html, err := page.Render(sd.summaryJSON, sd.rawJSON, sd.manifestJSON)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(html)
+		return err
 	case "csv":
 		return writeCSV(w, sd)
 	case "json":

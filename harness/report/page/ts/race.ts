@@ -1,0 +1,505 @@
+// The race page: a release page for one candidate against the pinned upstream.
+
+import { h, s, section, Child } from "./dom";
+import * as F from "./format";
+import { Box, linear, log10, logTicks, niceDomain, plotH, plotW, round, svgRoot, ticks, yGrid, axisTitle, legend } from "./chart";
+import { environment, footer, masthead, reproduce, shapeChips, upstreamOf, warnings } from "./common";
+import type { Data, Pair, Run, Summary } from "./types";
+
+const VERDICT_TEXT: Record<string, string> = {
+  PASS: "Regression threshold passed",
+  FAIL: "Regression threshold failed",
+  INCONCLUSIVE: "Regression threshold inconclusive",
+  INCOMPLETE: "Session incomplete",
+};
+
+export function renderRace(d: Data, root: HTMLElement): void {
+  const sm = d.summary as Summary;
+  const pairs = sm.pairs ?? [];
+  const shape = sm.shape ?? {};
+  const upstream = upstreamOf(d.manifest, sm.b);
+  const scenario = sm.scenario || shape.scenario || "";
+
+  root.appendChild(
+    masthead(
+      "race report",
+      [h("span", { class: "side-a" }, sm.a), h("span", { class: "vs" }, " vs "), h("span", { class: "side-b" }, sm.b)],
+      [
+        scenario ? ["scenario ", h("b", null, scenario)] : null,
+        shape.profile ? [" \u00b7 profile ", h("b", null, shape.profile)] : null,
+        F.when(sm.started) ? [" \u00b7 ", F.when(sm.started)] : null,
+      ],
+    ),
+  );
+  root.appendChild(verdictBanner(sm));
+  root.appendChild(headline(sm, pairs, upstream));
+  root.appendChild(shapeChips(shape, { connections: sm.connections, pipelining: sm.pipelining }, "race"));
+
+  const warn = [...(sm.warnings ?? [])];
+  if (sm.incomplete) warn.unshift(`Incomplete: ${sm.incomplete}`);
+  for (const r of d.raw?.runs ?? []) if (r.error) warn.push(`Run of ${r.target} (slot ${r.slot}) did not finish: ${r.error}`);
+  const w = warnings(warn);
+  if (w) root.appendChild(w);
+
+  root.appendChild(pairsSection(sm, pairs));
+  root.appendChild(latencySection(sm, pairs));
+  root.appendChild(metricsSection(sm, pairs));
+  root.appendChild(countersSection(sm));
+  root.appendChild(statsSection(sm, pairs));
+  root.appendChild(reproduce(shape.command));
+  root.appendChild(environment(d.manifest, sm.started, sm.finished));
+  root.appendChild(footer(d.raw));
+}
+
+/** "@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0" -> "uWebSockets.js 20.30.0". */
+function prettyUpstream(u: string): string {
+  const m = /(uws|uwebsockets)[^@\s]*@v?(\d+\.\d+\.\d+)/i.exec(u);
+  if (m) return `uWebSockets.js ${m[2]}`;
+  return u.length > 40 ? u.slice(0, 39) + "\u2026" : u;
+}
+
+function verdictBanner(sm: Summary): HTMLElement {
+  const v = (sm.verdict || "INCOMPLETE").toUpperCase();
+  const cls = v === "PASS" ? "pass" : v === "FAIL" ? "fail" : v === "INCONCLUSIVE" ? "inconclusive" : "incomplete";
+  const reasons = sm.reasons ?? [];
+  return h(
+    "section",
+    { class: `verdict ${cls}`, "data-testid": "verdict", "data-verdict": v, role: "status" },
+    h("div", { class: "badge", "data-testid": "verdict-badge" }, v),
+    h(
+      "div",
+      { class: "verdict-body" },
+      h("p", { class: "verdict-title", "data-testid": "verdict-text" }, VERDICT_TEXT[v] ?? v),
+      sm.headline ? h("p", { class: "verdict-headline" }, sm.headline) : null,
+      reasons.length ? h("ul", { class: "reasons", "data-testid": "reasons" }, reasons.map((r) => h("li", null, r))) : null,
+    ),
+  );
+}
+
+function med(pairs: Pair[], side: "a" | "b", f: (r: Run) => number | undefined): number {
+  return F.median(pairs.map((p) => f(p[side]) as number).filter((x) => F.finite(x) && x !== 0));
+}
+
+function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
+  const delta = sm.median_delta_pct ?? NaN;
+  const rpsA = sm.stats_a?.median_rps || med(pairs, "a", (r) => r.rps);
+  const rpsB = sm.stats_b?.median_rps || med(pairs, "b", (r) => r.rps);
+  const p95A = sm.stats_a?.median_p95_ms || med(pairs, "a", (r) => r.p95_ms);
+  const p99A = sm.stats_a?.median_p99_ms || med(pairs, "a", (r) => r.p99_ms);
+  const p95B = sm.stats_b?.median_p95_ms || med(pairs, "b", (r) => r.p95_ms);
+  const p99B = sm.stats_b?.median_p99_ms || med(pairs, "b", (r) => r.p99_ms);
+  const p95d = F.finite(sm.p95_delta_pct) ? sm.p95_delta_pct : F.deltaPct(p95A, p95B);
+  const p99d = F.finite(sm.p99_delta_pct) ? sm.p99_delta_pct : F.deltaPct(p99A, p99B);
+  const pinned = upstream ? prettyUpstream(upstream) : sm.b === "uws" ? "uWebSockets.js" : "";
+  const kpi = (id: string, label: string, value: string, note: Child, cls = "") =>
+    h("div", { class: `kpi ${cls}`, "data-testid": id }, h("div", { class: "kpi-label" }, label), h("div", { class: "kpi-value" }, value), h("div", { class: "kpi-note" }, note));
+
+  return h(
+    "section",
+    { class: "headline-wrap" },
+    h(
+      "div",
+      { class: "headline", "data-testid": "headline", "data-value": F.finite(delta) ? delta : "" },
+      h("div", { class: `headline-delta ${F.tone(delta, true, 0)}`, "data-testid": "headline-delta" }, F.pctDelta(delta)),
+      h(
+        "p",
+        { class: "headline-text" },
+        "median throughput of ",
+        h("b", { class: "side-a" }, sm.a),
+        " vs ",
+        h("b", { class: "side-b" }, sm.b),
+        pinned ? [", the pinned ", h("b", { title: upstream || null }, pinned)] : null,
+        ` \u00b7 ${pairs.length} pair${pairs.length === 1 ? "" : "s"}`,
+      ),
+      h(
+        "p",
+        { class: "headline-rps" },
+        h("span", { class: "num side-a" }, F.rps(rpsA)),
+        " vs ",
+        h("span", { class: "num side-b" }, F.rps(rpsB)),
+        " responses/s",
+      ),
+    ),
+    h(
+      "div",
+      { class: "kpis" },
+      kpi("kpi-p95", `p95 latency \u00b7 ${sm.a}`, F.ms(p95A), [h("span", { class: F.tone(p95d, false) }, F.pctDelta(p95d)), ` vs ${sm.b} (${F.ms(p95B)})`]),
+      kpi("kpi-p99", `p99 latency \u00b7 ${sm.a}`, F.ms(p99A), [h("span", { class: F.tone(p99d, false) }, F.pctDelta(p99d)), ` vs ${sm.b} (${F.ms(p99B)})`]),
+      kpi(
+        "kpi-ci",
+        "95% CI of the median delta",
+        F.interval(sm.ci95_pct, 1),
+        `threshold ${F.pctDelta(sm.thresholds?.min_median_delta_pct, 1)}`,
+      ),
+      kpi("kpi-wins", "Pairs won", `${sm.wins ?? pairs.filter((p) => p.delta_pct > 0).length} of ${pairs.length}`, `by ${sm.a} on throughput`),
+    ),
+  );
+}
+
+// ---- pairs -------------------------------------------------------------------------------------
+
+function pairsSection(sm: Summary, pairs: Pair[]): HTMLElement {
+  const n = pairs.length;
+  const title = n === 0 ? "No pairs completed" : `All ${n} pairs, no selection.`;
+  const t = sm.thresholds?.min_median_delta_pct;
+  return section(
+    "pairs",
+    title,
+    h(
+      "p",
+      { class: "note" },
+      `Each pair is two fresh server processes measured back to back; the order alternates (AB, BA, \u2026) so warm caches and thermal drift favour neither side. `,
+      F.finite(t) ? `The dashed line marks ${sm.b}\u2019s throughput \u00d7 (1 ${t < 0 ? "\u2212" : "+"} ${F.group(Math.abs(t), 1)}%): the least ${sm.a} may serve to pass the threshold.` : "",
+    ),
+    n ? h("figure", { class: "figure" }, pairsChart(sm, pairs)) : null,
+    h("div", { class: "pair-grid", "data-testid": "pair-cards" }, pairs.map((p, i) => pairCard(sm, p, i))),
+  );
+}
+
+function pairsChart(sm: Summary, pairs: Pair[]): SVGElement {
+  const b: Box = { w: 1040, h: 340, top: 56, right: 16, bottom: 46, left: 72 };
+  const t = sm.thresholds?.min_median_delta_pct;
+  const thr = (p: Pair) => (F.finite(t) ? p.b.rps * (1 + t / 100) : NaN);
+  const vals: number[] = [];
+  for (const p of pairs) vals.push(p.a.rps, p.b.rps, thr(p));
+  const fin = vals.filter((v) => F.finite(v) && v > 0);
+  let lo = Math.min(...fin), hi = Math.max(...fin);
+  const pad = (hi - lo) * 0.12 || hi * 0.05 || 1;
+  [lo, hi] = niceDomain(Math.max(0, lo - pad), hi + pad, 5);
+  const y = linear(lo, hi, b.h - b.bottom, b.top);
+  const svg = svgRoot("pairs", b, `Throughput of ${sm.a} and ${sm.b} in each of ${pairs.length} pairs`);
+  yGrid(svg, b, y, ticks(lo, hi, 5));
+  axisTitle(svg, "responses/s", 16, b.top + plotH(b) / 2, true);
+
+  const band = plotW(b) / pairs.length;
+  const labelEvery = Math.max(1, Math.ceil(24 / band));
+  const thrPath: string[] = [];
+  const gPairs = s("g", { class: "pairs" });
+  pairs.forEach((p, i) => {
+    const cx = round(b.left + band * (i + 0.5));
+    const ya = round(y(p.a.rps)), yb = round(y(p.b.rps));
+    const win = p.delta_pct >= 0;
+    const g = s("g", { class: "pair-mark", "data-pair": i + 1 });
+    if (i % 2 === 1) svg.insertBefore(s("rect", { x: round(b.left + band * i), y: b.top, width: round(band), height: plotH(b), class: "band" }), svg.firstChild);
+    if (F.finite(thr(p))) {
+      const yt = round(y(thr(p)));
+      const half = Math.min(band * 0.36, 34);
+      thrPath.push(`M${round(cx - half)},${yt}H${round(cx + half)}`);
+    }
+    const okA = p.a.rps > 0, okB = p.b.rps > 0; // a run that failed has no throughput to plot
+    const r = band < 20 ? 4 : 7;
+    if (okA && okB) g.appendChild(s("line", { x1: cx, x2: cx, y1: ya, y2: yb, class: win ? "stem win" : "stem lose" }));
+    if (okB) g.appendChild(s("circle", { cx, cy: yb, r, class: "dot-b", "data-side": "b", "data-pair": i + 1, "data-value": p.b.rps }, s("title", null, `pair ${i + 1} ${sm.b}: ${F.rps(p.b.rps)} responses/s`)));
+    if (okA) g.appendChild(s("circle", { cx, cy: ya, r, class: "dot-a", "data-side": "a", "data-pair": i + 1, "data-value": p.a.rps }, s("title", null, `pair ${i + 1} ${sm.a}: ${F.rps(p.a.rps)} responses/s`)));
+    if (band >= 44) g.appendChild(s("text", { x: cx, y: b.top - 10, "text-anchor": "middle", class: `delta-label ${F.tone(p.delta_pct, true, 0)}` }, F.pctDelta(p.delta_pct, 1)));
+    if (i % labelEvery === 0) {
+      g.appendChild(s("text", { x: cx, y: b.h - b.bottom + 18, "text-anchor": "middle", class: "tick" }, `${i + 1}`));
+      if (band >= 24) g.appendChild(s("text", { x: cx, y: b.h - b.bottom + 33, "text-anchor": "middle", class: "tick order" }, p.order));
+    }
+    gPairs.appendChild(g);
+  });
+  if (thrPath.length) svg.appendChild(s("path", { d: thrPath.join(""), class: "threshold", "data-threshold": t ?? "" }));
+  svg.appendChild(gPairs);
+  legend(svg, b.left, 14, [
+    { label: sm.a, cls: "dot-a" },
+    { label: sm.b, cls: "dot-b" },
+    ...(F.finite(t) ? [{ label: `threshold: ${sm.b} \u00d7 (1 ${t < 0 ? "\u2212" : "+"} ${F.group(Math.abs(t), 1)}%)`, cls: "threshold", shape: "dash" as const }] : []),
+  ]);
+  return svg;
+}
+
+function pairCard(sm: Summary, p: Pair, i: number): HTMLElement {
+  const first = p.order === "BA" ? sm.b : sm.a;
+  const row = (side: "a" | "b", r: Run) =>
+    h(
+      "div",
+      { class: `pc-row side-${side}` },
+      h("span", { class: "pc-name", title: side === "a" ? sm.a : sm.b }, side === "a" ? sm.a : sm.b),
+      h("span", { class: "pc-rps num", "data-testid": `rps-${side}` }, F.rps(r.rps)),
+    );
+  const errs = (p.a.errors ?? 0) + (p.b.errors ?? 0);
+  return h(
+    "article",
+    {
+      class: "pair-card",
+      "data-testid": "pair",
+      "data-index": i + 1,
+      "data-order": p.order,
+      "data-rps-a": p.a.rps,
+      "data-rps-b": p.b.rps,
+      "data-delta": p.delta_pct,
+      "data-p99-a": p.a.p99_ms ?? "",
+      "data-p99-b": p.b.p99_ms ?? "",
+    },
+    h(
+      "div",
+      { class: "pc-head" },
+      h("span", { class: "pc-index" }, `Pair ${i + 1}`),
+      h("span", { class: "pc-order", title: `${first} ran first` }, p.order),
+      h("span", { class: `pc-delta ${F.tone(p.delta_pct, true, 0)}`, "data-testid": "pair-delta" }, F.pctDelta(p.delta_pct)),
+    ),
+    row("a", p.a),
+    row("b", p.b),
+    h(
+      "div",
+      { class: "pc-p99" },
+      "p99 ",
+      h("span", { class: "num side-a", "data-testid": "p99-a" }, F.ms(p.a.p99_ms)),
+      " \u00b7 ",
+      h("span", { class: "num side-b", "data-testid": "p99-b" }, F.ms(p.b.p99_ms)),
+    ),
+    errs || p.a.error || p.b.error
+      ? h("div", { class: "pc-err" }, [errs ? `${F.group(errs)} errors` : "", p.a.error ? ` ${sm.a}: ${p.a.error}` : "", p.b.error ? ` ${sm.b}: ${p.b.error}` : ""].join(" ").trim())
+      : null,
+    p.a.client_bound || p.b.client_bound ? h("div", { class: "pc-flag" }, "client-bound") : null,
+  );
+}
+
+// ---- latency -----------------------------------------------------------------------------------
+
+const PCTS: { key: keyof Run; label: string }[] = [
+  { key: "p50_ms", label: "p50" },
+  { key: "p95_ms", label: "p95" },
+  { key: "p99_ms", label: "p99" },
+  { key: "p999_ms", label: "p99.9" },
+];
+
+function latencySection(sm: Summary, pairs: Pair[]): HTMLElement {
+  return section(
+    "latency",
+    "Latency percentiles",
+    h("p", { class: "note" }, `Median over the ${pairs.length} pairs of each run\u2019s percentile; latency is the arrival of a response minus the write of its pipelined batch. Lower is better.`),
+    pairs.length ? h("figure", { class: "figure" }, latencyChart(sm, pairs)) : null,
+  );
+}
+
+function latencyChart(sm: Summary, pairs: Pair[]): SVGElement {
+  const b: Box = { w: 1040, h: 300, top: 52, right: 40, bottom: 40, left: 72 };
+  const series = (["a", "b"] as const).map((side) => ({
+    side,
+    vals: PCTS.map((p) => med(pairs, side, (r) => r[p.key] as number)),
+  }));
+  const all = series.flatMap((x) => x.vals).filter((v) => F.finite(v) && v > 0);
+  const lo0 = Math.min(...all), hi0 = Math.max(...all);
+  const useLog = hi0 / lo0 > 12;
+  let y, tv: number[];
+  if (useLog) {
+    const lo = Math.pow(10, Math.floor(Math.log10(lo0))), hi = Math.pow(10, Math.ceil(Math.log10(hi0 * 1.05)));
+    y = log10(lo, hi, b.h - b.bottom, b.top);
+    tv = logTicks(lo, hi);
+  } else {
+    const [lo, hi] = niceDomain(0, hi0 * 1.12, 5);
+    y = linear(lo, hi, b.h - b.bottom, b.top);
+    tv = ticks(lo, hi, 5);
+  }
+  const svg = svgRoot("latency", b, `Latency percentiles of ${sm.a} and ${sm.b}`);
+  svg.setAttribute("data-scale", useLog ? "log" : "linear");
+  yGrid(svg, b, y, tv, (v) => F.short(v));
+  axisTitle(svg, useLog ? "ms (log scale)" : "ms", 16, b.top + plotH(b) / 2, true);
+  const step = plotW(b) / PCTS.length;
+  const x = (i: number) => round(b.left + step * (i + 0.5));
+  PCTS.forEach((p, i) => svg.appendChild(s("text", { x: x(i), y: b.h - b.bottom + 22, "text-anchor": "middle", class: "tick strong" }, p.label)));
+  for (const ser of series) {
+    const pts = ser.vals.map((v, i) => (F.finite(v) ? [x(i), round(y(v))] : null)).filter((q): q is number[] => q !== null);
+    if (pts.length > 1) svg.appendChild(s("path", { d: "M" + pts.map((q) => q.join(",")).join("L"), class: `line-${ser.side}` }));
+  }
+  for (const ser of series) {
+    const other = series.find((o) => o.side !== ser.side)!;
+    ser.vals.forEach((v, i) => {
+      if (!F.finite(v)) return;
+      const cy = round(y(v));
+      const above = ser.side === "a" ? v >= other.vals[i] : v > other.vals[i];
+      svg.appendChild(
+        s("circle", { cx: x(i), cy, r: 6, class: `dot-${ser.side}`, "data-side": ser.side, "data-pct": PCTS[i].label, "data-value": v }, s("title", null, `${ser.side === "a" ? sm.a : sm.b} ${PCTS[i].label}: ${F.ms(v)}`)),
+      );
+      svg.appendChild(
+        s("text", { x: x(i), y: cy + (above ? -13 : 23), "text-anchor": "middle", class: `value-label side-${ser.side}` }, F.ms(v)),
+      );
+    });
+  }
+  legend(svg, b.left, 14, [
+    { label: sm.a, cls: "dot-a" },
+    { label: sm.b, cls: "dot-b" },
+  ]);
+  return svg;
+}
+
+// ---- the metrics table -------------------------------------------------------------------------
+
+interface Metric {
+  id: string;
+  label: string;
+  get: (r: Run) => number | undefined;
+  fmt: (v: number) => string;
+  higher: boolean;
+  agg?: "median" | "sum" | "max";
+}
+
+const GROUPS: { title: string; rows: Metric[] }[] = [
+  {
+    title: "Throughput",
+    rows: [
+      { id: "rps", label: "Throughput (responses/s)", get: (r) => r.rps, fmt: F.rps, higher: true },
+      { id: "rps_per_cpu_second", label: "Responses per server CPU-second", get: (r) => r.rps_per_cpu_second, fmt: F.rps, higher: true },
+      { id: "errors", label: "Errors (all pairs)", get: (r) => r.errors ?? 0, fmt: (v) => F.group(v), higher: false, agg: "sum" },
+    ],
+  },
+  {
+    title: "Tails",
+    rows: [
+      { id: "p50_ms", label: "Latency p50", get: (r) => r.p50_ms, fmt: F.ms, higher: false },
+      { id: "p95_ms", label: "Latency p95", get: (r) => r.p95_ms, fmt: F.ms, higher: false },
+      { id: "p99_ms", label: "Latency p99", get: (r) => r.p99_ms, fmt: F.ms, higher: false },
+      { id: "p999_ms", label: "Latency p99.9", get: (r) => r.p999_ms, fmt: F.ms, higher: false },
+    ],
+  },
+  {
+    title: "Runtime",
+    rows: [
+      { id: "server_cpu_pct", label: "Server CPU (% of one core)", get: (r) => r.server_cpu_pct, fmt: (v) => F.pct(v), higher: false },
+      { id: "rss_mib", label: "RSS after warm-up", get: (r) => r.rss_mib, fmt: F.mib, higher: false },
+      { id: "peak_rss_mib", label: "Peak RSS", get: (r) => r.peak_rss_mib, fmt: F.mib, higher: false, agg: "max" },
+      { id: "heap_mib", label: "Heap (Go or V8)", get: (r) => r.heap_mib, fmt: F.mib, higher: false },
+      { id: "startup_ms", label: "Startup (spawn to first response)", get: (r) => r.startup_ms, fmt: F.ms, higher: false },
+      { id: "artifact_bytes", label: "Artefact size", get: (r) => r.artifact_bytes, fmt: F.bytes, higher: false },
+    ],
+  },
+];
+
+function aggregate(pairs: Pair[], side: "a" | "b", m: Metric): number {
+  const v = pairs.map((p) => m.get(p[side])).filter((x): x is number => F.finite(x));
+  if (m.agg === "sum") return v.reduce((p, q) => p + q, 0);
+  const nz = v.filter((x) => x !== 0);
+  if (nz.length === 0) return NaN;
+  if (m.agg === "max") return Math.max(...nz);
+  return F.median(nz);
+}
+
+function metricsSection(sm: Summary, pairs: Pair[]): HTMLElement {
+  const head = h(
+    "thead",
+    null,
+    h("tr", null, h("th", { scope: "col" }, "Median over pairs"), h("th", { scope: "col", class: "num side-a" }, sm.a), h("th", { scope: "col", class: "num side-b" }, sm.b), h("th", { scope: "col", class: "num" }, "\u0394"), h("th", { scope: "col" }, "")),
+  );
+  const bodies = GROUPS.map((g) =>
+    h(
+      "tbody",
+      null,
+      h("tr", { class: "group" }, h("th", { colspan: 5, scope: "rowgroup" }, g.title)),
+      g.rows.map((m) => {
+        const a = aggregate(pairs, "a", m), b = aggregate(pairs, "b", m);
+        const d = m.agg === "sum" ? (a === b ? 0 : NaN) : F.deltaPct(a, b);
+        return h(
+          "tr",
+          { "data-testid": "metric", "data-metric": m.id, "data-a": F.finite(a) ? a : "", "data-b": F.finite(b) ? b : "", "data-delta": F.finite(d) ? round(d * 10) / 10 : "" },
+          h("th", { scope: "row" }, m.label),
+          h("td", { class: "num" }, F.finite(a) ? m.fmt(a) : h("span", { class: "muted" }, "not reported")),
+          h("td", { class: "num" }, F.finite(b) ? m.fmt(b) : h("span", { class: "muted" }, "not reported")),
+          h("td", { class: `num delta ${F.tone(d, m.higher)}` }, m.agg === "sum" && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
+          h("td", { class: "better" }, m.higher ? "higher is better" : "lower is better"),
+        );
+      }),
+    ),
+  );
+  return section(
+    "runtime",
+    "Throughput, tails and runtime",
+    h("p", { class: "note" }, `\u0394 is ${sm.a} relative to ${sm.b}. Green means better for ${sm.a}, red worse; changes under 0.5% are left grey.`),
+    h("table", { class: "metrics", "data-testid": "metrics" }, head, ...bodies),
+  );
+}
+
+// ---- counters ----------------------------------------------------------------------------------
+
+const COUNTER_ORDER = ["instructions", "cycles", "ipc", "branches", "branch-misses", "cache-references", "cache-misses", "task-clock", "task-clock-ns", "context-switches", "page-faults"];
+
+function counterRank(n: string): number {
+  const i = COUNTER_ORDER.indexOf(n.toLowerCase());
+  return i < 0 ? COUNTER_ORDER.length : i;
+}
+
+function countersSection(sm: Summary): HTMLElement {
+  const ca = sm.counters?.a ?? {}, cb = sm.counters?.b ?? {};
+  const un = sm.counters_unsupported ?? {};
+  const names = Array.from(new Set([...Object.keys(ca), ...Object.keys(cb)])).filter((n) => !(n in un) || n in ca || n in cb);
+  names.sort((p, q) => counterRank(p) - counterRank(q) || p.localeCompare(q));
+  const unsupported = Object.keys(un).filter((n) => !(n in ca) && !(n in cb)).sort((p, q) => counterRank(p) - counterRank(q) || p.localeCompare(q));
+  const mode = sm.counters_mode ? ` (${sm.counters_mode})` : "";
+  const rows: Child[] = names.map((n) => {
+    const a = ca[n], b = cb[n];
+    const d = F.deltaPct(a, b);
+    const higher = n.toLowerCase() === "ipc";
+    return h(
+      "tr",
+      { "data-testid": "counter-row", "data-counter": n, "data-a": F.finite(a) ? a : "", "data-b": F.finite(b) ? b : "" },
+      h("th", { scope: "row" }, n),
+      h("td", { class: "num" }, F.finite(a) ? F.count(a) : h("span", { class: "muted" }, "\u2014")),
+      h("td", { class: "num" }, F.finite(b) ? F.count(b) : h("span", { class: "muted" }, "\u2014")),
+      h("td", { class: `num delta ${F.tone(d, higher)}` }, F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
+      h("td", { class: "better" }, higher ? "higher is better" : "lower is better"),
+    );
+  });
+  for (const n of unsupported) {
+    rows.push(
+      h(
+        "tr",
+        { "data-testid": "counter-row", "data-counter": n, "data-unsupported": "true", class: "unsupported" },
+        h("th", { scope: "row" }, n),
+        h("td", { colspan: 4 }, h("span", { class: "tag" }, "not supported"), " ", un[n]),
+      ),
+    );
+  }
+  return section(
+    "counters",
+    "CPU counters per response",
+    h("p", { class: "note" }, `Counted on the server during the measured window only and divided by the responses in that window${mode}. A counter the host cannot read says why instead of showing a zero.`),
+    rows.length === 0
+      ? h("p", { class: "note" }, "No counters were recorded for this session.")
+      : h(
+          "table",
+          { class: "metrics counters", "data-testid": "counters" },
+          h("thead", null, h("tr", null, h("th", { scope: "col" }, "Per response"), h("th", { scope: "col", class: "num side-a" }, sm.a), h("th", { scope: "col", class: "num side-b" }, sm.b), h("th", { scope: "col", class: "num" }, "\u0394"), h("th", { scope: "col" }, ""))),
+          h("tbody", null, rows),
+        ),
+  );
+}
+
+// ---- statistics --------------------------------------------------------------------------------
+
+function statsSection(sm: Summary, pairs: Pair[]): HTMLElement {
+  const th = sm.thresholds ?? {};
+  const item = (id: string, label: string, value: Child, note?: Child) =>
+    h("div", { class: "stat", "data-testid": `stat-${id}` }, h("dt", null, label), h("dd", null, h("span", { class: "stat-value" }, value), note ? h("span", { class: "stat-note" }, note) : null));
+  const ab = pairs.filter((p) => p.order === "AB").length;
+  return section(
+    "statistics",
+    "Statistics",
+    h(
+      "dl",
+      { class: "stats" },
+      item("median", "Median delta", F.pctDelta(sm.median_delta_pct), `${sm.a} vs ${sm.b}, throughput`),
+      item("ci", "Bootstrap 95% CI", F.interval(sm.ci95_pct), "of the median delta"),
+      item("range", "Min / max delta", `${F.pctDelta(sm.min_delta_pct)} / ${F.pctDelta(sm.max_delta_pct)}`),
+      item("wins", "Wins", `${sm.wins ?? 0} of ${pairs.length}`, `pairs ${sm.a} won`),
+      item("cv-a", `CV \u00b7 ${sm.a}`, F.pct(sm.stats_a?.cv_pct, 2), "run-to-run spread of throughput"),
+      item("cv-b", `CV \u00b7 ${sm.b}`, F.pct(sm.stats_b?.cv_pct, 2), "run-to-run spread of throughput"),
+      item("order", "Order effect", F.pctDelta(sm.order_effect_pct), `mean delta of ${ab} AB pairs minus ${pairs.length - ab} BA pairs`),
+      item("p99", "p99 delta", F.pctDelta(sm.p99_delta_pct), `limit ${F.pctDelta(th.max_p99_delta_pct, 1)}`),
+    ),
+    h(
+      "p",
+      { class: "note thresholds", "data-testid": "thresholds" },
+      "Gate: median throughput delta at least ",
+      h("b", null, F.pctDelta(th.min_median_delta_pct, 1)),
+      ", p99 delta at most ",
+      h("b", null, F.pctDelta(th.max_p99_delta_pct, 1)),
+      ", at most ",
+      h("b", null, F.group(th.max_errors ?? 0)),
+      " errors",
+      th.counter_max_growth_pct && Object.keys(th.counter_max_growth_pct).length
+        ? [", counters growing at most ", Object.entries(th.counter_max_growth_pct).map(([k, v]) => `${k} ${F.pctDelta(v, 1)}`).join(", "), " vs the baseline"]
+        : null,
+      ". INCONCLUSIVE when the confidence interval straddles the threshold.",
+    ),
+  );
+}

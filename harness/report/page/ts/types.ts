@@ -1,0 +1,140 @@
+// The shapes of summary.json, raw.json and manifest.json (harness/session). Every field may be
+// missing in a session that was cut short, so readers guard with `?? default`.
+
+export interface Run {
+  target: string;
+  scenario: string;
+  slot: number;
+  rps: number;
+  responses?: number;
+  duration_s?: number;
+  p50_ms?: number;
+  p95_ms?: number;
+  p99_ms?: number;
+  p999_ms?: number;
+  max_ms?: number;
+  errors?: number;
+  errors_by_kind?: Record<string, number>;
+  server_cpu_pct?: number;
+  rps_per_cpu_second?: number;
+  client_bound?: boolean;
+  rss_mib?: number;
+  peak_rss_mib?: number;
+  heap_mib?: number;
+  startup_ms?: number;
+  artifact_bytes?: number;
+  counters?: Record<string, number>;
+  error?: string;
+}
+
+export interface Pair {
+  index?: number;
+  order: string;
+  delta_pct: number;
+  a: Run;
+  b: Run;
+}
+
+export interface Shape {
+  profile?: string;
+  scenario?: string;
+  connections?: number;
+  pipelining?: number;
+  workers?: number;
+  pairs?: number;
+  rounds?: number;
+  seed?: number;
+  warmup_s?: number;
+  duration_s?: number;
+  cooldown_s?: number;
+  cpus_server?: string;
+  cpus_client?: string;
+  command?: string[];
+}
+
+export interface SideStats {
+  median_rps?: number;
+  mean_rps?: number;
+  stddev_rps?: number;
+  cv_pct?: number;
+  min_rps?: number;
+  max_rps?: number;
+  median_p95_ms?: number;
+  median_p99_ms?: number;
+  median_server_cpu_pct?: number;
+  median_rss_mib?: number;
+  median_heap_mib?: number;
+  errors?: number;
+}
+
+export interface Thresholds {
+  min_median_delta_pct?: number;
+  max_p99_delta_pct?: number;
+  max_errors?: number;
+  counter_max_growth_pct?: Record<string, number>;
+}
+
+export interface Summary {
+  kind?: string;
+  verdict?: string;
+  headline?: string;
+  reasons?: string[];
+  a: string;
+  b: string;
+  scenario?: string;
+  connections?: number;
+  pipelining?: number;
+  shape?: Shape;
+  median_delta_pct?: number;
+  min_delta_pct?: number;
+  max_delta_pct?: number;
+  ci95_pct?: [number, number];
+  wins?: number;
+  order_effect_pct?: number;
+  p95_delta_pct?: number;
+  p99_delta_pct?: number;
+  stats_a?: SideStats;
+  stats_b?: SideStats;
+  pairs?: Pair[];
+  counters?: Record<string, Record<string, number>>;
+  counters_mode?: string;
+  counters_unsupported?: Record<string, string>;
+  thresholds?: Thresholds;
+  warnings?: string[];
+  incomplete?: string;
+  started?: string;
+  finished?: string;
+}
+
+export interface TargetStats extends SideStats {
+  target: string;
+}
+
+export interface Matrix {
+  kind: "matrix";
+  targets?: string[];
+  scenario?: string;
+  shape?: Shape;
+  seed?: number;
+  orders?: string[][];
+  runs?: Run[];
+  per_target?: TargetStats[];
+  slot_correlation?: number;
+  warnings?: string[];
+  incomplete?: string;
+  started?: string;
+  finished?: string;
+}
+
+export interface Raw {
+  runs?: Run[];
+  trimmed?: boolean;
+}
+
+export type Manifest = Record<string, unknown>;
+
+export interface Data {
+  summary: Summary | Matrix;
+  raw: Raw | null;
+  manifest: Manifest | null;
+}
