@@ -24,7 +24,8 @@ t0=$(date +%s)
 
 # ---------------------------------------------------------------------------------------------
 # 1. System packages. Required ones fail the script; optional ones (perf) only warn.
-REQUIRED_PKGS=(clang-19 lld-19 llvm-19 libclang-rt-19-dev g++ valgrind wrk util-linux git)
+# chromium: the report page is tested in a real headless browser.
+REQUIRED_PKGS=(clang-19 lld-19 llvm-19 libclang-rt-19-dev g++ valgrind wrk util-linux git chromium)
 OPTIONAL_PKGS=(linux-perf)
 
 pkg_installed() {
