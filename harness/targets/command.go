@@ -1,0 +1,113 @@
+package targets
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// inprocEnv marks a re-run of this executable as a Go target's server (see serve.go's init).
+const inprocEnv = "BINDRACE_INPROC_SERVE"
+
+// command is the argv and extra environment that run the target on port. Every layer execs the
+// next (taskset, valgrind, sh -c 'exec …'), so the spawned pid is the server's own and /proc
+// figures and signals reach the server, not a wrapper.
+func (t *Target) command(port int, o StartOptions) (argv, env []string, err error) {
+	p := strconv.Itoa(port)
+	env = []string{"PORT=" + p}
+	if o.CPUs != "" {
+		n, err := countCPUs(o.CPUs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
+		}
+		if t.Kind == KindGo || t.Kind == KindBinding {
+			// Match the scheduler to the pinned set rather than leave it to the runtime's guess.
+			env = append(env, "GOMAXPROCS="+strconv.Itoa(n))
+		}
+	}
+	wrap := append([]string(nil), o.Wrap...)
+	switch t.Kind {
+	case KindBinding:
+		argv = []string{t.binary, "--port", p}
+		if o.Threads > 0 {
+			argv = append(argv, "--threads", strconv.Itoa(o.Threads))
+		}
+		if t.static {
+			argv = append(argv, "--static")
+		}
+		argv = append(wrap, argv...)
+	case KindGo:
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
+		}
+		argv = []string{exe, "serve", "--target", t.Name, "--port", p}
+		if o.Threads > 0 {
+			argv = append(argv, "--threads", strconv.Itoa(o.Threads))
+		}
+		argv = append(wrap, argv...)
+		env = append(env, inprocEnv+"=1")
+	case KindNode:
+		js, err := t.bundle()
+		if err != nil {
+			return nil, nil, err
+		}
+		node, err := exec.LookPath("node")
+		if err != nil {
+			return nil, nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
+		}
+		argv = append(wrap, node, js)
+		env = append(env, "NODE_PATH="+t.modulesDir())
+	case KindCommand:
+		cmd := strings.ReplaceAll(t.Command, "{port}", p)
+		if isSimpleCommand(cmd) {
+			argv = []string{"sh", "-c", "exec " + shellJoin(wrap) + cmd}
+		} else {
+			// A compound command cannot be exec'd as a whole: the shell stays the measured pid
+			// and a wrapper applies to the shell. Users who care end it with `exec server …`.
+			argv = append(wrap, "sh", "-c", cmd)
+		}
+	default:
+		return nil, nil, fmt.Errorf("target %s: unknown kind %q", t.Name, t.Kind)
+	}
+	if o.CPUs != "" {
+		argv = append([]string{"taskset", "-c", o.CPUs}, argv...)
+	}
+	return argv, env, nil
+}
+
+// isSimpleCommand reports a command with no shell control operator, which "exec" can prefix.
+func isSimpleCommand(cmd string) bool {
+	c := strings.TrimSpace(cmd)
+	return !strings.HasPrefix(c, "exec ") && !strings.ContainsAny(c, ";&|\n()")
+}
+
+// shellJoin quotes words for sh, with a trailing space when not empty.
+func shellJoin(words []string) string {
+	var b strings.Builder
+	for _, w := range words {
+		b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "' ")
+	}
+	return b.String()
+}
+
+// countCPUs counts the CPUs in a taskset list such as "0-3,6".
+func countCPUs(list string) (int, error) {
+	n := 0
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return 0, fmt.Errorf("invalid CPU list %q (want e.g. 1 or 0-3,6)", list)
+		}
+		n += b - a + 1
+	}
+	return n, nil
+}

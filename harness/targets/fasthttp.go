@@ -1,0 +1,94 @@
+package targets
+
+import (
+	"runtime"
+	"strconv"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/valyala/fasthttp"
+)
+
+type fastHandler func(ctx *fasthttp.RequestCtx, ps *params)
+
+// newFastHTTP is the fasthttp target: the scenarios and background routes on fasthttp's server,
+// written the way a fasthttp user would for speed (no copies of the video, no allocations for
+// ping and params).
+func newFastHTTP() *fasthttp.Server {
+	scenario.Video() // built at start-up, as every target does, not on the first request
+	r := newRouter[fastHandler]()
+	r.handle("GET", "/", fastPing)
+	r.handle("GET", "/id/:id", fastParams)
+	r.handle("POST", "/json", fastJSON)
+	r.handle("GET", "/video", fastVideo)
+	for _, br := range scenario.BackgroundRoutes {
+		if br.Path == scenario.HeapPath {
+			r.handle(br.Method, br.Path, fastHeap)
+			continue
+		}
+		r.handle(br.Method, br.Path, fastBackground)
+	}
+	return &fasthttp.Server{
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			var ps params
+			h, ok := r.lookup(ctx.Method(), ctx.Path(), &ps)
+			if !ok {
+				ctx.Error("not found", fasthttp.StatusNotFound)
+				return
+			}
+			h(ctx, &ps)
+		},
+		// The other targets send no Server header either; the bytes on the wire stay comparable.
+		NoDefaultServerHeader: true,
+	}
+}
+
+func fastPing(ctx *fasthttp.RequestCtx, _ *params) {
+	ctx.SetContentType("text/plain")
+	ctx.SetBodyString("hi")
+}
+
+func fastParams(ctx *fasthttp.RequestCtx, ps *params) {
+	name := ctx.QueryArgs().Peek("name")
+	_ = ctx.Request.Header.Peek(scenario.BenchHeader) // read dynamically, not echoed
+	ctx.Response.Header.Set("x-powered-by", "benchmark")
+	ctx.SetContentType("text/plain")
+	b := ctx.Response.BodyWriter()
+	b.Write(ps.get(0))
+	b.Write([]byte{' '})
+	b.Write(name)
+}
+
+func fastJSON(ctx *fasthttp.RequestCtx, _ *params) {
+	out, err := scenario.MirrorJSON(ctx.PostBody())
+	if err != nil {
+		ctx.Error("invalid json", fasthttp.StatusBadRequest)
+		return
+	}
+	ctx.SetContentType("application/json")
+	ctx.Response.SetBodyRaw(out)
+}
+
+// fastVideo hands fasthttp the shared slice without a copy; it is written straight to the
+// socket, so the kernel's send buffer paces it (backpressure) and memory does not grow.
+func fastVideo(ctx *fasthttp.RequestCtx, _ *params) {
+	ctx.SetContentType("video/mp4")
+	ctx.Response.SetBodyRaw(scenario.Video())
+}
+
+func fastHeap(ctx *fasthttp.RequestCtx, _ *params) {
+	ctx.SetContentType("application/json")
+	ctx.SetBody(heapJSON())
+}
+
+func fastBackground(ctx *fasthttp.RequestCtx, _ *params) {
+	ctx.SetContentType("text/plain")
+	ctx.SetBodyString("background")
+}
+
+// heapJSON is the heap route's body for the Go targets: the Go heap in use.
+func heapJSON() []byte {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b := strconv.AppendUint([]byte(`{"heap_bytes": `), m.HeapInuse, 10)
+	return append(b, '}')
+}

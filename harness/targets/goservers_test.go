@@ -1,0 +1,52 @@
+package targets
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+// TestGoServersInProcess serves each Go target on a loopback listener inside the test process
+// and verifies every scenario, then checks the graceful shutdown returns cleanly.
+func TestGoServersInProcess(t *testing.T) {
+	for _, name := range []string{"fasthttp", "nethttp"} {
+		t.Run(name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- ServeGo(ctx, name, ln) }()
+			addr := ln.Addr().String()
+			if err := Verify(context.Background(), name, addr, scenario.HTTP()); err != nil {
+				t.Errorf("Verify: %v", err)
+			}
+			// Unknown paths and methods are 404, background routes answer.
+			checkStatus(t, addr, "GET", "/nope", 404)
+			checkStatus(t, addr, "GET", "/api/v1/users/7/posts", 200)
+			checkStatus(t, addr, "GET", "/static/a/b", 200)
+			checkStatus(t, addr, "DELETE", "/api/v1/users/7", 200)
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("ServeGo after cancel: %v", err)
+				}
+			case <-time.After(6 * time.Second):
+				t.Fatal("ServeGo did not return after cancel")
+			}
+		})
+	}
+}
+
+func TestServeGoUnknown(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	if err := ServeGo(context.Background(), "uws", ln); err == nil {
+		t.Fatal("ServeGo(uws) succeeded")
+	}
+}

@@ -1,0 +1,81 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a server goroutine writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listening = regexp.MustCompile(`listening on :(\d+) \(pid (\d+)`)
+
+// TestServeForeground runs `serve` for an in-process and a spawned target until its context is
+// cancelled (what SIGTERM/SIGINT do), checking it served and exited 0 without leftovers.
+func TestServeForeground(t *testing.T) {
+	srv := writeScript(t, "hi.py", hiServer)
+	for _, name := range []string{"nethttp", "cmd:python3 " + srv + " {port}"} {
+		t.Run(name, func(t *testing.T) {
+			tg, err := Resolve(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var out, errb syncBuffer
+			code := make(chan int, 1)
+			go func() {
+				if tg.Kind == KindGo {
+					code <- serveInProcess(ctx, tg.Name, 0, 0, &out, &errb)
+				} else {
+					code <- serveSpawned(ctx, tg, 0, 0, &out, &errb)
+				}
+			}()
+			var m []string
+			for deadline := time.Now().Add(5 * time.Second); m == nil; time.Sleep(5 * time.Millisecond) {
+				if m = listening.FindStringSubmatch(out.String()); m == nil && time.Now().After(deadline) {
+					t.Fatalf("no listening line: %q %q", out.String(), errb.String())
+				}
+			}
+			port, _ := strconv.Atoi(m[1])
+			pid, _ := strconv.Atoi(m[2])
+			if err := Verify(context.Background(), name, "127.0.0.1:"+m[1], scenario.HTTP()[:1]); err != nil || port == 0 {
+				t.Fatalf("port %d: %v", port, err)
+			}
+			cancel()
+			select {
+			case c := <-code:
+				if c != 0 {
+					t.Errorf("exit %d: %s", c, errb.String())
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("serve did not return")
+			}
+			if tg.Kind != KindGo {
+				waitGone(t, pid, "served process")
+			}
+		})
+	}
+}

@@ -1,0 +1,356 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// StartOptions shape one server process.
+type StartOptions struct {
+	Port         int           // 0: a free port is picked
+	Threads      int           // server threads/event loops; 0: the server's default
+	CPUs         string        // taskset CPU list ("1", "2-3"); "" = not pinned
+	Wrap         []string      // command prefix, e.g. valgrind; the server stays the measured pid
+	StartTimeout time.Duration // 0: 10 s, or 2 min when wrapped
+	Log          io.Writer     // server stdout/stderr are copied here when set
+}
+
+// Server is one running server process.
+type Server struct {
+	Target  string
+	Port    int
+	Pid     int
+	Startup time.Duration // spawn to first valid ping response
+
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	waitErr error // set before exited is closed
+	out     *tail
+	stop    sync.Once
+	stopErr error
+}
+
+const (
+	defaultStartTimeout = 10 * time.Second
+	wrappedStartTimeout = 2 * time.Minute // valgrind's start-up is 20-50x slower
+	stopGrace           = 3 * time.Second
+	pollEvery           = 3 * time.Millisecond
+)
+
+// live holds every started server that is not stopped yet, for StopAll.
+var live = struct {
+	sync.Mutex
+	m map[*Server]struct{}
+}{m: map[*Server]struct{}{}}
+
+// StopAll stops every server this process started and has not stopped; the CLI calls it when
+// interrupted so no server outlives the harness.
+func StopAll() error {
+	live.Lock()
+	servers := make([]*Server, 0, len(live.m))
+	for s := range live.m {
+		servers = append(servers, s)
+	}
+	live.Unlock()
+	var errs []error
+	for _, s := range servers {
+		errs = append(errs, s.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// Start spawns a fresh server in its own process group and waits until GET / answers "hi".
+// ctx covers the server's whole life, like exec.CommandContext: cancelling it stops the server.
+func (t *Target) Start(ctx context.Context, o StartOptions) (*Server, error) {
+	port := o.Port
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("target %s: picking a free port: %w", t.Name, err)
+		}
+		port = p
+	} else if err := checkPortFree(port); err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	argv, env, err := t.command(port, o)
+	if err != nil {
+		return nil, err
+	}
+	timeout := o.StartTimeout
+	if timeout == 0 {
+		timeout = defaultStartTimeout
+		if len(o.Wrap) > 0 {
+			timeout = wrappedStartTimeout
+		}
+	}
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: true, // own group: Stop signals the server and anything it spawned
+		// A safety net if the harness itself is killed: the server gets SIGKILL too.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	out := &tail{max: 8 << 10}
+	var w io.Writer = out
+	if o.Log != nil {
+		w = &lockedWriter{w: io.MultiWriter(out, o.Log)}
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.WaitDelay = time.Second // a grandchild holding the pipes must not hang Wait
+
+	spawned := time.Now()
+	if err := spawn(cmd); err != nil {
+		return nil, fmt.Errorf("target %s: starting %s: %w", t.Name, argv[0], err)
+	}
+	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, cmd: cmd, out: out,
+		exited: make(chan struct{})}
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.exited)
+	}()
+	live.Lock()
+	live.m[s] = struct{}{}
+	live.Unlock()
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Stop()
+		case <-s.exited:
+		}
+	}()
+
+	if err := s.waitReady(ctx, timeout); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("target %s (%s): %w", t.Name, strings.Join(argv, " "), err)
+	}
+	s.Startup = time.Since(spawned)
+	return s, nil
+}
+
+// spawner runs cmd.Start on one OS thread that never exits. Pdeathsig fires when the thread
+// that forked the child exits, not the process, and Go ends threads whose goroutine exits while
+// locked to them (perf_event code locks threads): a server forked from such a thread would be
+// killed mid-run.
+var spawner = sync.OnceValue(func() chan func() {
+	ch := make(chan func())
+	go func() {
+		runtime.LockOSThread() // never unlocked: this thread lives as long as the process
+		for f := range ch {
+			f()
+		}
+	}()
+	return ch
+})
+
+func spawn(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	spawner() <- func() { done <- cmd.Start() }
+	return <-done
+}
+
+// waitReady polls GET / until it answers 200 "hi". Connection refused returns at once, so a
+// few-millisecond poll measures start-up to about that resolution.
+func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}}
+	defer client.CloseIdleConnections()
+	deadline := time.Now().Add(timeout)
+	url := "http://" + s.Addr() + "/"
+	var last, answered error // answered: the last wrong answer, which says more than a timeout
+	for {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("server exited during start-up (%v)%s", s.waitErr, s.out.lastLines(15))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			if answered != nil {
+				last = answered
+			}
+			return fmt.Errorf("no valid answer to GET / within %s (last: %v)%s", timeout, last, s.out.lastLines(15))
+		}
+		rctx, cancel := context.WithTimeout(ctx, min(remaining, 2*time.Second))
+		last = pingOnce(rctx, client, url)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		if errors.Is(last, errWrongAnswer) {
+			answered = last
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+var errWrongAnswer = errors.New("not a scenario server")
+
+func pingOnce(ctx context.Context, client *http.Client, url string) error {
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != 200 || string(body) != "hi" {
+		return fmt.Errorf("%w: GET / answered %d %q, want 200 \"hi\"", errWrongAnswer, resp.StatusCode, body)
+	}
+	return nil
+}
+
+// Addr is the loopback address clients use.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)) }
+
+// Exited is closed when the server process has died, for whatever reason.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// ExitError describes how the process ended; valid once Exited is closed.
+func (s *Server) ExitError() error {
+	select {
+	case <-s.exited:
+		if s.waitErr == nil {
+			return errors.New("exited with status 0")
+		}
+		return fmt.Errorf("%v%s", s.waitErr, s.out.lastLines(15))
+	default:
+		return nil
+	}
+}
+
+// Stop sends SIGTERM to the server's process group, waits up to 3 s, then SIGKILLs the group.
+// It is idempotent; it returns an error when the server had already died (a crash) or needed
+// SIGKILL or exited with a failure status, which a graceful shutdown must not.
+func (s *Server) Stop() error {
+	s.stop.Do(func() {
+		defer func() {
+			live.Lock()
+			delete(live.m, s)
+			live.Unlock()
+		}()
+		select {
+		case <-s.exited:
+			// Died before being asked: a crash. Reap the rest of the group anyway.
+			syscall.Kill(-s.Pid, syscall.SIGKILL)
+			s.stopErr = fmt.Errorf("target %s (pid %d) had already exited: %v%s", s.Target, s.Pid, s.waitErr, s.out.lastLines(10))
+			return
+		default:
+		}
+		syscall.Kill(-s.Pid, syscall.SIGTERM)
+		select {
+		case <-s.exited:
+			// Children the server left in its group (helpers, shells) go too.
+			syscall.Kill(-s.Pid, syscall.SIGKILL)
+			s.stopErr = gracefulExit(s.waitErr)
+			if s.stopErr != nil {
+				s.stopErr = fmt.Errorf("target %s (pid %d) on SIGTERM: %w%s", s.Target, s.Pid, s.stopErr, s.out.lastLines(10))
+			}
+		case <-time.After(stopGrace):
+			syscall.Kill(-s.Pid, syscall.SIGKILL)
+			<-s.exited
+			s.stopErr = fmt.Errorf("target %s (pid %d) ignored SIGTERM for %s and was killed", s.Target, s.Pid, stopGrace)
+		}
+	})
+	return s.stopErr
+}
+
+// gracefulExit accepts exit status 0 and death by the SIGTERM we sent (servers without a
+// handler, such as python's http.server); anything else is a failed shutdown.
+func gracefulExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM {
+			return nil
+		}
+	}
+	return err
+}
+
+// freePort asks the kernel for a port nobody listens on. Another process could take it before
+// the server binds; the server then fails to start and says so.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// checkPortFree binds the port without SO_REUSEPORT: servers that set it (uSockets, the native
+// core) would otherwise share the port with whoever holds it and split the load silently, and a
+// foreign server answering "hi" would pass for ours.
+func checkPortFree(port int) error {
+	ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("port %d is in use", port)
+		}
+		return fmt.Errorf("port %d cannot be bound: %w", port, err)
+	}
+	return ln.Close()
+}
+
+// tail keeps the last max bytes a process wrote, for error messages.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// lastLines formats the last n lines as an indented block, or "" when nothing was written.
+func (t *tail) lastLines(n int) string {
+	t.mu.Lock()
+	text := strings.TrimRight(string(t.buf), "\n")
+	t.mu.Unlock()
+	if text == "" {
+		return "; it wrote nothing"
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "; its last output:\n    " + strings.Join(lines, "\n    ")
+}
+
+// lockedWriter serialises the stdout and stderr copiers writing to one Log.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,216 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+func checkStatus(t *testing.T, addr, method, path string, want int) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+addr+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("%s %s: %v", method, path, err)
+		return
+	}
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		t.Errorf("%s %s: status %d, want %d", method, path, resp.StatusCode, want)
+	}
+}
+
+// TestStartStopGoTarget runs a Go target as a separate process (this test binary re-run via
+// the init hook), samples it, and checks Stop leaves nothing behind.
+func TestStartStopGoTarget(t *testing.T) {
+	tg, _ := Resolve("fasthttp")
+	s := startT(t, tg, StartOptions{CPUs: "0"})
+	if s.Startup <= 0 || s.Pid <= 0 {
+		t.Fatalf("server %+v", s)
+	}
+	if err := Verify(context.Background(), tg.Name, s.Addr(), scenario.HTTP()); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The video is 14 MiB and resident once built.
+	if u.RSSBytes < scenario.VideoSize || u.PeakRSSBytes < u.RSSBytes || u.CPUSeconds <= 0 {
+		t.Errorf("usage %+v", u)
+	}
+	if h, err := s.Heap(); err != nil || h < scenario.VideoSize {
+		t.Errorf("heap %d, %v", h, err)
+	}
+	// taskset execs the server: the pid is the server itself, pinned to CPU 0.
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.Pid))
+	if !bytes.Contains(status, []byte("Cpus_allowed_list:\t0\n")) {
+		t.Errorf("pid %d is not the pinned server:\n%s", s.Pid, status)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	select {
+	case <-s.Exited():
+	default:
+		t.Error("Exited not closed after Stop")
+	}
+	waitGone(t, s.Pid, "fasthttp server")
+	if _, err := s.Usage(); err == nil {
+		t.Error("Usage of a stopped server succeeded")
+	}
+}
+
+// TestStopKillsGroup: a server that spawned a helper is stopped with its helper.
+func TestStopKillsGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := dir + "/helper.pid"
+	srv := writeScript(t, "hi.py", hiServer)
+	tg, _ := Resolve(fmt.Sprintf("cmd:sleep 300 & echo $! > %s; exec python3 %s {port}", pidFile, srv))
+	s := startT(t, tg, StartOptions{})
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if !alive(helper) {
+		t.Fatalf("helper %d not running", helper)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	waitGone(t, s.Pid, "server")
+	waitGone(t, helper, "helper in the server's process group")
+}
+
+// TestContextCancelStops: cancelling Start's context stops the server (the CLI's Ctrl-C path).
+func TestContextCancelStops(t *testing.T) {
+	tg, _ := Resolve("nethttp")
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := tg.Start(ctx, StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-s.Exited():
+	case <-time.After(5 * time.Second):
+		t.Fatal("server still running after cancel")
+	}
+	waitGone(t, s.Pid, "nethttp server")
+}
+
+func TestStopAll(t *testing.T) {
+	tg, _ := Resolve("nethttp")
+	s, err := tg.Start(context.Background(), StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := StopAll(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, s.Pid, "nethttp server")
+}
+
+func TestExitsImmediately(t *testing.T) {
+	tg, _ := Resolve("cmd:echo 'cannot open config file' >&2; exit 3")
+	start := time.Now()
+	_, err := tg.Start(context.Background(), StartOptions{})
+	if err == nil {
+		t.Fatal("Start succeeded")
+	}
+	for _, want := range []string{"exited during start-up", "exit status 3", "cannot open config file"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if time.Since(start) > 3*time.Second {
+		t.Errorf("took %s to notice the exit", time.Since(start))
+	}
+}
+
+func TestNeverReady(t *testing.T) {
+	tg, _ := Resolve("cmd:sleep 30")
+	_, err := tg.Start(context.Background(), StartOptions{StartTimeout: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no valid answer") {
+		t.Fatalf("Start = %v", err)
+	}
+}
+
+func TestPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	want := fmt.Sprintf("port %d is in use", port)
+
+	tg, _ := Resolve("nethttp")
+	if _, err := tg.Start(context.Background(), StartOptions{Port: port}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Start = %v, want %q", err, want)
+	}
+	var stdout, stderr bytes.Buffer
+	code := ServeCommand([]string{"--target", "fasthttp", "--port", strconv.Itoa(port)}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("serve = %d, %q; want 2 and %q", code, stderr.String(), want)
+	}
+}
+
+func TestServeCommandFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"--help"}, 0, "--target"},
+		{[]string{"--bogus"}, 2, "bogus"},
+		{[]string{}, 2, "--target is required"},
+		{[]string{"--target", "nginx", "--port", "1"}, 2, "unknown target"},
+		{[]string{"--target", "nethttp", "--port", "70000"}, 2, "--port"},
+	} {
+		var out, errb bytes.Buffer
+		if code := ServeCommand(c.args, &out, &errb); code != c.code || !strings.Contains(errb.String(), c.say) {
+			t.Errorf("serve %v = %d, %q; want %d and %q", c.args, code, errb.String(), c.code, c.say)
+		}
+	}
+}
+
+func TestStopReportsCrash(t *testing.T) {
+	srv := writeScript(t, "hi.py", hiServer)
+	tg, _ := Resolve("cmd:python3 " + srv + " {port}")
+	s := startT(t, tg, StartOptions{})
+	// Kill it behind the harness's back: Exited fires and Stop says it had died.
+	if err := syscallKill(s.Pid); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Exited():
+	case <-time.After(3 * time.Second):
+		t.Fatal("Exited not closed after the server died")
+	}
+	err := s.Stop()
+	if err == nil || !strings.Contains(err.Error(), "had already exited") {
+		t.Fatalf("Stop after crash = %v", err)
+	}
+}
+
+func TestWrongAnswerAtStart(t *testing.T) {
+	tg, _ := Resolve("cmd:python3 -m http.server --bind 127.0.0.1 {port}")
+	_, err := tg.Start(context.Background(), StartOptions{StartTimeout: 1500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), `GET / answered 200 "<!DOCTYPE`) {
+		t.Fatalf("Start = %v", err)
+	}
+}

@@ -1,0 +1,214 @@
+// Package targets resolves target names to servers, starts a fresh server process per
+// measurement and stops it without leaving anything behind, samples its CPU and memory, verifies
+// that it serves every scenario correctly, and holds the in-process Go scenario servers
+// (fasthttp, nethttp) and the uws target's TypeScript server (uws/).
+package targets
+
+import (
+	"debug/buildinfo"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// Kind says how a target runs.
+type Kind string
+
+const (
+	KindBinding Kind = "binding" // bin/binding-server*: Go handlers on the native core
+	KindGo      Kind = "go"      // fasthttp, nethttp: this executable re-run as the server
+	KindNode    Kind = "node"    // uws: the bundled TypeScript server under node
+	KindCommand Kind = "command" // cmd:<...> and reference: any external server
+)
+
+// Target is a resolved target name: what to run and where its files are.
+type Target struct {
+	Name    string
+	Kind    Kind
+	Command string // KindCommand: the shell command, "{port}" not yet substituted
+
+	root   string // repo root (binding, node kinds)
+	binary string // KindBinding: the server binary
+	static bool   // binding-static: routes answered in C++ only
+}
+
+var fixedNames = []string{"binding", "binding-plain", "binding-static", "uws", "fasthttp", "nethttp"}
+
+// Names lists the target names Resolve accepts, besides "cmd:<command with {port}>";
+// "reference" is listed when $BINDRACE_REFERENCE is set.
+func Names() []string {
+	names := append([]string(nil), fixedNames...)
+	if os.Getenv("BINDRACE_REFERENCE") != "" {
+		names = append(names, "reference")
+	}
+	return names
+}
+
+// Resolve finds a target by name and checks that what it needs is there (a built binary, the
+// Node modules), so a run fails before it starts rather than half-way.
+func Resolve(name string) (*Target, error) {
+	switch name {
+	case "fasthttp", "nethttp":
+		return &Target{Name: name, Kind: KindGo}, nil
+	case "binding", "binding-static":
+		return resolveBinding(name, "binding-server", "make build", name == "binding-static")
+	case "binding-plain":
+		return resolveBinding(name, "binding-server-plain", "make build-plain", false)
+	case "uws":
+		return resolveUWS()
+	case "reference":
+		ref := strings.TrimSpace(os.Getenv("BINDRACE_REFERENCE"))
+		if ref == "" {
+			return nil, fmt.Errorf("target reference: set BINDRACE_REFERENCE to a command with {port}, e.g. BINDRACE_REFERENCE='./my-server --port {port}'")
+		}
+		return &Target{Name: "reference", Kind: KindCommand, Command: strings.TrimPrefix(ref, "cmd:")}, nil
+	}
+	if cmd, ok := strings.CutPrefix(name, "cmd:"); ok {
+		if strings.TrimSpace(cmd) == "" {
+			return nil, fmt.Errorf("target %q: empty command; write cmd:<command with {port}>", name)
+		}
+		return &Target{Name: name, Kind: KindCommand, Command: cmd}, nil
+	}
+	return nil, fmt.Errorf("unknown target %q (known: %s, cmd:<command with {port}>)", name, strings.Join(Names(), ", "))
+}
+
+func resolveBinding(name, binary, make string, static bool) (*Target, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	path := filepath.Join(root, "bin", binary)
+	if st, err := os.Stat(path); err != nil || st.IsDir() {
+		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
+	}
+	return &Target{Name: name, Kind: KindBinding, root: root, binary: path, static: static}, nil
+}
+
+// Artifact is what the target ships: the server binary for binding*, this executable for the
+// Go targets (their servers are compiled into it), the esbuild bundle for uws and the command's
+// executable for cmd: targets.
+func (t *Target) Artifact() (string, int64, error) {
+	var path string
+	switch t.Kind {
+	case KindBinding:
+		path = t.binary
+	case KindGo:
+		exe, err := os.Executable()
+		if err != nil {
+			return "", 0, fmt.Errorf("target %s: %w", t.Name, err)
+		}
+		path = exe
+	case KindNode:
+		// The bundle only: the native addon is the upstream's prebuilt, identical for every
+		// uWebSockets.js app, and node itself is not counted either, as a Go binary's libc isn't.
+		p, err := t.bundle()
+		if err != nil {
+			return "", 0, err
+		}
+		path = p
+	case KindCommand:
+		fields := strings.Fields(t.Command)
+		if len(fields) == 0 {
+			return "", 0, fmt.Errorf("target %s: empty command", t.Name)
+		}
+		p, err := exec.LookPath(fields[0])
+		if err != nil {
+			return "", 0, fmt.Errorf("target %s: artefact: %w", t.Name, err)
+		}
+		path = p
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("target %s: artefact: %w", t.Name, err)
+	}
+	return path, st.Size(), nil
+}
+
+// Versions reports what decides the target's behaviour: toolchain, library and upstream versions
+// and, for binding targets, the native build manifest's fields (prefixed "manifest.").
+func (t *Target) Versions() map[string]string {
+	v := map[string]string{"target": t.Name}
+	switch t.Kind {
+	case KindBinding:
+		v["binary"] = t.binary
+		if bi, err := buildinfo.ReadFile(t.binary); err == nil {
+			v["go"] = bi.GoVersion
+		}
+		variant := "release"
+		if t.Name == "binding-plain" {
+			variant = "plain"
+		}
+		for k, val := range readManifest(filepath.Join(t.root, "build", variant, "manifest.json")) {
+			v["manifest."+k] = val
+		}
+	case KindGo:
+		v["go"] = runtime.Version()
+		if t.Name == "fasthttp" {
+			v["fasthttp"] = depVersion("github.com/valyala/fasthttp")
+		}
+	case KindNode:
+		t.nodeVersions(v)
+	case KindCommand:
+		v["command"] = t.Command
+	}
+	return v
+}
+
+// readManifest flattens the manifest's scalar fields; nested values are left to the report.
+func readManifest(path string) map[string]string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch x := m[k].(type) {
+		case string:
+			out[k] = x
+		case float64, bool:
+			out[k] = fmt.Sprint(x)
+		}
+	}
+	return out
+}
+
+// depVersion is the version of a module linked into this executable. Test binaries carry no
+// dependency list, so the checkout's go.mod, which pins the same version, answers then.
+func depVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == path {
+				if d.Replace != nil {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	if root, err := RepoRoot(); err == nil {
+		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+				if len(f) >= 2 && f[0] == path {
+					return f[1]
+				}
+			}
+		}
+	}
+	return "unknown"
+}

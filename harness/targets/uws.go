@@ -1,0 +1,117 @@
+package targets
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// upstreamPackage is the pinned uWebSockets.js build (harness/targets/uws/package.json); builds
+// after 20.30 need glibc 2.38 and Debian 12 has 2.36.
+const upstreamPackage = "@trufflesuite/uws-js-unofficial"
+
+func resolveUWS() (*Target, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, fmt.Errorf("target uws: %w", err)
+	}
+	t := &Target{Name: "uws", Kind: KindNode, root: root}
+	if _, err := os.Stat(filepath.Join(t.modulesDir(), upstreamPackage, "package.json")); err != nil {
+		return nil, fmt.Errorf("target uws: %s is not installed in %s: run scripts/setup.sh (it runs npm ci there)",
+			upstreamPackage, t.modulesDir())
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
+	}
+	return t, nil
+}
+
+func (t *Target) uwsDir() string     { return filepath.Join(t.root, "harness", "targets", "uws") }
+func (t *Target) modulesDir() string { return filepath.Join(t.uwsDir(), "node_modules") }
+func (t *Target) bundlePath() string { return filepath.Join(t.root, "build", "uws", "server.js") }
+
+// bundleMu serialises esbuild runs in this process (parallel tests, matrix set-up).
+var bundleMu sync.Mutex
+
+// bundle compiles uws/server.ts into one CommonJS file with esbuild's Go API. It runs before
+// every start (esbuild takes milliseconds), so the bundle always matches the TypeScript source.
+// The upstream's native addon is required at run time through NODE_PATH, never bundled.
+func (t *Target) bundle() (string, error) {
+	bundleMu.Lock()
+	defer bundleMu.Unlock()
+	routes := make([][2]string, 0, len(scenario.BackgroundRoutes))
+	for _, r := range scenario.BackgroundRoutes {
+		routes = append(routes, [2]string{r.Method, r.Path})
+	}
+	routesJSON, _ := json.Marshal(routes)
+	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	out := t.bundlePath()
+	res := api.Build(api.BuildOptions{
+		EntryPoints:   []string{filepath.Join(t.uwsDir(), "server.ts")},
+		Outfile:       out,
+		Bundle:        true,
+		Platform:      api.PlatformNode,
+		Format:        api.FormatCommonJS,
+		Engines:       []api.Engine{{Name: api.EngineNode, Version: "20"}},
+		AbsWorkingDir: t.uwsDir(),
+		External:      []string{upstreamPackage, upstreamPackage + "/*"},
+		LogLevel:      api.LogLevelSilent,
+		Define: map[string]string{
+			"BINDRACE_BACKGROUND_ROUTES": string(routesJSON),
+			"BINDRACE_VIDEO_SIZE":        fmt.Sprint(scenario.VideoSize),
+			"BINDRACE_HEAP_PATH":         str(scenario.HeapPath),
+			"BINDRACE_BENCH_HEADER":      str(scenario.BenchHeader),
+			"BINDRACE_UPSTREAM":          str(upstreamPackage),
+		},
+	})
+	if len(res.Errors) > 0 {
+		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return "", fmt.Errorf("target uws: bundling server.ts failed:\n%s", strings.Join(msgs, ""))
+	}
+	if len(res.OutputFiles) != 1 {
+		return "", fmt.Errorf("target uws: esbuild wrote %d files, want 1", len(res.OutputFiles))
+	}
+	// Write and rename: another bindrace process may be starting node on the bundle right now.
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return "", fmt.Errorf("target uws: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".server-*.js")
+	if err != nil {
+		return "", fmt.Errorf("target uws: %w", err)
+	}
+	_, werr := tmp.Write(res.OutputFiles[0].Contents)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), out)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("target uws: writing %s: %w", out, werr)
+	}
+	return out, nil
+}
+
+// nodeVersions fills node's version, the upstream package's version as installed and the
+// esbuild that bundled the server.
+func (t *Target) nodeVersions(v map[string]string) {
+	if out, err := exec.Command("node", "--version").Output(); err == nil {
+		v["node"] = strings.TrimSpace(string(out))
+	}
+	b, err := os.ReadFile(filepath.Join(t.modulesDir(), upstreamPackage, "package.json"))
+	if err == nil {
+		var pkg struct{ Version string }
+		if json.Unmarshal(b, &pkg) == nil {
+			v[upstreamPackage] = pkg.Version
+		}
+	}
+	v["esbuild"] = depVersion("github.com/evanw/esbuild")
+}

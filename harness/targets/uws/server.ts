@@ -1,0 +1,177 @@
+// The scenario server of the `uws` target: the pinned upstream uWebSockets.js serving every
+// bindrace scenario the way the Go targets do (see harness/scenario).
+//
+// The harness bundles this file with esbuild's Go API at run time and runs it with node, NODE_PATH
+// pointing at harness/targets/uws/node_modules. esbuild strips the types and does not check them,
+// so the few types used here are declared locally instead of pulling in typescript/@types.
+//
+// Constants below are injected by the bundler (esbuild "define") from harness/scenario, so the
+// background routes and the video size have one source of truth.
+
+declare const BINDRACE_BACKGROUND_ROUTES: [string, string][]; // [method, pattern]
+declare const BINDRACE_VIDEO_SIZE: number;
+declare const BINDRACE_HEAP_PATH: string;
+declare const BINDRACE_BENCH_HEADER: string;
+declare const BINDRACE_UPSTREAM: string;
+
+declare const process: any;
+declare const require: (id: string) => any;
+declare const Buffer: any;
+
+type Body = string | Uint8Array | ArrayBuffer;
+
+interface HttpResponse {
+  writeStatus(status: string): HttpResponse;
+  writeHeader(key: string, value: string): HttpResponse;
+  end(body?: Body): HttpResponse;
+  tryEnd(chunk: Body, totalSize: number): [boolean, boolean];
+  getWriteOffset(): number;
+  onWritable(handler: (offset: number) => boolean): HttpResponse;
+  onAborted(handler: () => void): HttpResponse;
+  onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): HttpResponse;
+  cork(cb: () => void): HttpResponse;
+}
+
+interface HttpRequest {
+  getHeader(lowerCaseKey: string): string;
+  getParameter(index: number): string;
+  getQuery(key: string): string | undefined;
+}
+
+type Handler = (res: HttpResponse, req: HttpRequest) => void;
+
+interface App {
+  get(pattern: string, h: Handler): App;
+  post(pattern: string, h: Handler): App;
+  put(pattern: string, h: Handler): App;
+  del(pattern: string, h: Handler): App;
+  patch(pattern: string, h: Handler): App;
+  any(pattern: string, h: Handler): App;
+  listen(port: number, options: number, cb: (listenSocket: unknown) => void): App;
+}
+
+interface UWS {
+  App(): App;
+  us_listen_socket_close(listenSocket: unknown): void;
+  LIBUS_LISTEN_EXCLUSIVE_PORT: number;
+}
+
+// The package's main module silently falls back to a pure-Node implementation when the native
+// addon does not load; racing that would compare against something that is not the upstream.
+// Requiring the addon itself makes a mismatch (wrong Node ABI, wrong glibc) a hard error.
+const addon = `${BINDRACE_UPSTREAM}/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+const uWS: UWS = require(addon);
+
+const port = Number(process.env.PORT);
+if (!Number.isInteger(port) || port <= 0 || port > 65535) {
+  process.stderr.write(`uws server: PORT must be a TCP port, got ${JSON.stringify(process.env.PORT)}\n`);
+  process.exit(2);
+}
+
+// Same bytes as scenario.VideoByte: byte(i*7 + i/4093), built once at start-up.
+const video = Buffer.allocUnsafe(BINDRACE_VIDEO_SIZE) as Uint8Array;
+for (let i = 0; i < video.length; i++) {
+  video[i] = (i * 7 + Math.floor(i / 4093)) & 0xff;
+}
+
+const app = uWS.App();
+
+app.get('/', (res) => {
+  res.writeHeader('content-type', 'text/plain').end('hi');
+});
+
+app.get('/id/:id', (res, req) => {
+  const id = req.getParameter(0);
+  const name = req.getQuery('name') ?? '';
+  // Read dynamically like the other targets; the value is not echoed.
+  req.getHeader(BINDRACE_BENCH_HEADER);
+  res.writeHeader('content-type', 'text/plain').writeHeader('x-powered-by', 'benchmark').end(id + ' ' + name);
+});
+
+app.post('/json', (res) => {
+  let aborted = false;
+  let chunks: Uint8Array[] = [];
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.onData((chunk, isLast) => {
+    if (!isLast) {
+      // The ArrayBuffer is only valid during this callback: copy it.
+      chunks.push(Buffer.from(Buffer.from(chunk)));
+      return;
+    }
+    if (aborted) return;
+    const body = chunks.length === 0 ? Buffer.from(chunk) : Buffer.concat([...chunks, Buffer.from(chunk)]);
+    chunks = [];
+    let out: string;
+    try {
+      out = JSON.stringify(JSON.parse(body.toString()));
+    } catch {
+      res.cork(() => {
+        res.writeStatus('400 Bad Request').writeHeader('content-type', 'text/plain').end('invalid json');
+      });
+      return;
+    }
+    res.cork(() => {
+      res.writeHeader('content-type', 'application/json').end(out);
+    });
+  });
+});
+
+app.get('/video', (res) => {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.writeHeader('content-type', 'video/mp4');
+  // Offsets reported to onWritable count from here; slicing relative to it resumes exactly where
+  // the socket stopped taking bytes, so the body is never copied or buffered whole.
+  const base = res.getWriteOffset();
+  const [ok, done] = res.tryEnd(video, video.length);
+  if (ok || done) return;
+  res.onWritable((offset) => {
+    if (aborted) return true;
+    let wrote = false;
+    res.cork(() => {
+      [wrote] = res.tryEnd(video.subarray(offset - base), video.length);
+    });
+    return wrote;
+  });
+});
+
+app.get(BINDRACE_HEAP_PATH, (res) => {
+  res.writeHeader('content-type', 'application/json').end(JSON.stringify({ heap_bytes: process.memoryUsage().heapUsed }));
+});
+
+const background: Handler = (res) => {
+  res.writeHeader('content-type', 'text/plain').end('background');
+};
+for (const [method, pattern] of BINDRACE_BACKGROUND_ROUTES) {
+  if (pattern === BINDRACE_HEAP_PATH) continue;
+  switch (method) {
+    case 'GET': app.get(pattern, background); break;
+    case 'POST': app.post(pattern, background); break;
+    case 'PUT': app.put(pattern, background); break;
+    case 'DELETE': app.del(pattern, background); break;
+    case 'PATCH': app.patch(pattern, background); break;
+    default: app.any(pattern, background);
+  }
+}
+
+app.any('/*', (res) => {
+  res.writeStatus('404 Not Found').writeHeader('content-type', 'text/plain').end('not found');
+});
+
+// Exclusive: without it uSockets sets SO_REUSEPORT and would share a port with another server.
+app.listen(port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
+  if (!listenSocket) {
+    process.stderr.write(`uws server: port ${port} is in use (or cannot be bound)\n`);
+    process.exit(2);
+  }
+  const stop = () => {
+    uWS.us_listen_socket_close(listenSocket);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+});

@@ -1,0 +1,53 @@
+package targets
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+// TestUWS bundles server.ts, runs it under node on the pinned upstream and verifies every
+// scenario. node_modules comes from scripts/setup.sh (npm ci); without it the test says so.
+func TestUWS(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := filepath.Join(root, "harness", "targets", "uws", "node_modules", upstreamPackage)
+	if _, err := os.Stat(mods); err != nil {
+		t.Skipf("skipping: %s is missing; run scripts/setup.sh (npm ci in harness/targets/uws)", mods)
+	}
+	tg, err := Resolve("uws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startT(t, tg, StartOptions{})
+	if err := Verify(context.Background(), "uws", s.Addr(), scenario.HTTP()); err != nil {
+		t.Fatal(err)
+	}
+	checkStatus(t, s.Addr(), "GET", "/nope", 404)
+	checkStatus(t, s.Addr(), "GET", "/api/v1/users/7/posts", 200)
+	checkStatus(t, s.Addr(), "GET", "/static/a/b", 200)
+	if h, err := s.Heap(); err != nil || h <= 0 {
+		t.Errorf("heap %d, %v", h, err)
+	}
+	if u, err := s.Usage(); err != nil || u.RSSBytes < scenario.VideoSize {
+		t.Errorf("usage %+v, %v", u, err)
+	}
+	v := tg.Versions()
+	if v[upstreamPackage] != "20.30.0-unofficial.0" || !strings.HasPrefix(v["node"], "v") {
+		t.Errorf("versions %v", v)
+	}
+	path, size, err := tg.Artifact()
+	if err != nil || size <= 0 || !strings.HasSuffix(path, filepath.Join("build", "uws", "server.js")) {
+		t.Errorf("artifact %s %d %v", path, size, err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	waitGone(t, s.Pid, "uws server")
+}

@@ -1,0 +1,253 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os/signal"
+	"reflect"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/spf13/pflag"
+)
+
+// Mismatch is one way a target's response differs from what its scenario wants.
+type Mismatch struct {
+	Target, Scenario, Field string
+	Expected, Got           string // already quoted/truncated for display
+}
+
+func (m *Mismatch) Error() string {
+	return fmt.Sprintf("target %s, scenario %s: %s: expected %s, got %s", m.Target, m.Scenario, m.Field, m.Expected, m.Got)
+}
+
+// maxBody bounds what verification reads of a non-streamed body: a broken server sending
+// without end must not exhaust memory.
+const maxBody = 1 << 20
+
+// Verify sends each scenario's request to addr once with a real HTTP client and checks status,
+// content type (by media type), required headers and body. It returns nil or every *Mismatch,
+// joined (errors.As and errors.Join's Unwrap() []error reach them).
+func Verify(ctx context.Context, target, addr string, scs []scenario.Scenario) error {
+	client := &http.Client{
+		// Compression would hide what the server really sent; proxies have no place on loopback.
+		Transport: &http.Transport{DisableCompression: true, Proxy: nil},
+		Timeout:   30 * time.Second,
+		// A redirect is a wrong answer, not something to follow.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	defer client.CloseIdleConnections()
+	var errs []error
+	for _, sc := range scs {
+		for _, m := range verifyOne(ctx, client, target, addr, sc) {
+			errs = append(errs, m)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func verifyOne(ctx context.Context, client *http.Client, target, addr string, sc scenario.Scenario) []*Mismatch {
+	var ms []*Mismatch
+	add := func(field, expected, got string) {
+		ms = append(ms, &Mismatch{Target: target, Scenario: sc.Name, Field: field, Expected: expected, Got: got})
+	}
+	var body io.Reader
+	if sc.Body != nil {
+		body = bytes.NewReader(sc.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, sc.Method, "http://"+addr+sc.Path, body)
+	if err != nil {
+		add("request", "a valid request", err.Error())
+		return ms
+	}
+	for _, h := range sc.Header {
+		req.Header.Set(h[0], h[1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		add("response", "an HTTP response to "+sc.Method+" "+sc.Path, err.Error())
+		return ms
+	}
+	defer resp.Body.Close()
+
+	w := sc.Want
+	if resp.StatusCode != w.Status {
+		add("status", fmt.Sprint(w.Status), fmt.Sprint(resp.StatusCode))
+	}
+	if w.ContentType != "" {
+		ct := resp.Header.Get("Content-Type")
+		media, _, err := mime.ParseMediaType(ct)
+		if ct == "" {
+			add("content-type", quote(w.ContentType), "no Content-Type header")
+		} else if err != nil || !strings.EqualFold(media, w.ContentType) {
+			add("content-type", quote(w.ContentType), quote(ct))
+		}
+	}
+	for k, v := range w.Header {
+		if got := resp.Header.Values(k); len(got) == 0 {
+			add("header "+k, quote(v), "no "+k+" header")
+		} else if len(got) > 1 || got[0] != v {
+			add("header "+k, quote(v), quote(strings.Join(got, ", ")))
+		}
+	}
+
+	if w.BodySHA256 != "" {
+		h := sha256.New()
+		n, err := io.Copy(h, resp.Body)
+		if err != nil {
+			add("body", fmt.Sprintf("%d bytes", w.BodyLen), fmt.Sprintf("read error after %d bytes: %v", n, err))
+			return ms
+		}
+		if n != int64(w.BodyLen) {
+			add("body length", fmt.Sprint(w.BodyLen), fmt.Sprint(n))
+		}
+		if sum := hex.EncodeToString(h.Sum(nil)); sum != w.BodySHA256 {
+			add("body sha256", w.BodySHA256, sum)
+		}
+		return ms
+	}
+	got, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		add("body", quoteBody(w.Body), fmt.Sprintf("read error after %d bytes: %v", len(got), err))
+		return ms
+	}
+	if len(got) > maxBody {
+		add("body", quoteBody(w.Body), fmt.Sprintf("more than %d bytes", maxBody))
+		return ms
+	}
+	if w.JSON {
+		var want, have any
+		if err := json.Unmarshal(w.Body, &want); err != nil {
+			add("body (JSON)", "valid scenario JSON", err.Error())
+		} else if err := json.Unmarshal(got, &have); err != nil {
+			add("body (JSON)", quoteBody(w.Body), quoteBody(got)+" (not JSON: "+err.Error()+")")
+		} else if !reflect.DeepEqual(want, have) {
+			add("body (JSON)", quoteBody(w.Body), quoteBody(got))
+		}
+	} else if !bytes.Equal(got, w.Body) {
+		add("body", quoteBody(w.Body), quoteBody(got))
+	}
+	return ms
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// quoteBody quotes a body, cut to 200 bytes with its full length said.
+func quoteBody(b []byte) string {
+	if len(b) <= 200 {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", b[:200], len(b))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// VerifyCommand is `bindrace verify --target T[,T…] [--scenario S,…]`: each target is started
+// fresh, every scenario checked, the server stopped. Exit 0 when all pass, 2 otherwise.
+func VerifyCommand(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tnames := fs.StringSliceP("target", "t", nil, "targets to verify, comma-separated: "+targetHelp())
+	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check")
+	cpus := fs.String("cpus", "", "taskset CPU list for the server (default: not pinned)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: bindrace verify --target T[,T…] [--scenario S,…]\n\n"+
+			"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
+			"Exit 0 when all pass, 2 on any mismatch or error.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "bindrace verify: %v (see --help)\n", err)
+		return 2
+	}
+	if len(*tnames) == 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "bindrace verify: --target is required ("+targetHelp()+")")
+		return 2
+	}
+	var scs []scenario.Scenario
+	for _, n := range *snames {
+		sc, err := scenario.ByName(n)
+		if err != nil {
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+			return 2
+		}
+		scs = append(scs, sc)
+	}
+	// Resolve all first: a typo in the last name should not cost the first targets' runs.
+	var ts []*Target
+	for _, n := range *tnames {
+		t, err := Resolve(n)
+		if err != nil {
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+			return 2
+		}
+		ts = append(ts, t)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	defer StopAll()
+
+	failed := 0
+	for _, t := range ts {
+		if ctx.Err() != nil {
+			break
+		}
+		s, err := t.Start(ctx, StartOptions{CPUs: *cpus})
+		if err != nil {
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+			failed++
+			continue
+		}
+		for _, sc := range scs {
+			err := Verify(ctx, t.Name, s.Addr(), []scenario.Scenario{sc})
+			if err == nil {
+				fmt.Fprintf(stdout, "ok    %s/%s\n", t.Name, sc.Name)
+				continue
+			}
+			failed++
+			fmt.Fprintf(stdout, "FAIL  %s/%s\n", t.Name, sc.Name)
+			for _, m := range unjoin(err) {
+				fmt.Fprintln(stderr, "mismatch:", m)
+			}
+		}
+		if err := s.Stop(); err != nil {
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+			failed++
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "bindrace verify: interrupted")
+		return 2
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "bindrace verify: %d failure(s)\n", failed)
+		return 2
+	}
+	return 0
+}
+
+// unjoin lists the errors an errors.Join holds, or the error itself.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
