@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/evanw/esbuild v0.28.2
+	github.com/fasthttp/websocket v1.5.12
 	github.com/gorilla/websocket v1.5.3
 	github.com/hodgesds/perf-utils v0.7.0
 	github.com/klauspost/compress v1.20.3
@@ -18,4 +19,8 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect
+	golang.org/x/net v0.62.0 // indirect
+)

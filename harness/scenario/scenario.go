@@ -14,15 +14,42 @@ import (
 	"sync"
 )
 
+// Kind says what a scenario exercises. The zero value is KindHTTP, so a Scenario literal that
+// does not say is an HTTP request scenario.
+type Kind int
+
+const (
+	// KindHTTP: one HTTP/1.1 request, one response (Method, Path, Header, Body; Want).
+	KindHTTP Kind = iota
+	// KindWebSocket: an upgrade at Path (Method, Header: the handshake Request renders), then
+	// messages: Body is the message the client sends (binary) and Want.Body what must come back.
+	// Throughput counts messages, not HTTP responses.
+	KindWebSocket
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindHTTP:
+		return "http"
+	case KindWebSocket:
+		return "websocket"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
 // Scenario is one request shape and the response it must produce.
 type Scenario struct {
 	Name   string
+	Kind   Kind
 	Method string
 	Path   string // path and query, as sent on the request line
 	Header [][2]string
 	Body   []byte
 	Want   Want
 }
+
+// WebSocket reports a WebSocket scenario (see KindWebSocket).
+func (s Scenario) WebSocket() bool { return s.Kind == KindWebSocket }
 
 // Want is what a correct response looks like.
 type Want struct {
@@ -76,6 +103,23 @@ const jsonBody = `{"hello":"world"}`
 // VideoSize is the length of the stream scenario's body: about 14 MB, like a short clip.
 const VideoSize = 14 << 20
 
+// The ws-echo scenario: WebSocket upgrades at WSPath; every message is echoed back with the
+// same opcode. The load generator sends WSMessageSize-byte binary messages of WSPayload.
+const (
+	WSPath        = "/ws"
+	WSMessageSize = 64
+	// WSMaxMessage is the largest message every target accepts; a larger one is refused with
+	// close 1009 (message too big) on the Go targets, as RFC 6455 section 7.4.1 names it.
+	WSMaxMessage = 16 << 20
+)
+
+// wsKey is RFC 6455's sample nonce (section 1.3) and wsAccept its documented accept value:
+// a fixed handshake, so Request renders the same bytes every time.
+const (
+	wsKey    = "dGhlIHNhbXBsZSBub25jZQ=="
+	wsAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+)
+
 // all is built on first use: the stream scenario's hash costs a pass over 14 MB, which a
 // server that merely imports this package should not pay at start-up.
 var all = sync.OnceValue(func() []Scenario {
@@ -101,13 +145,34 @@ var all = sync.OnceValue(func() []Scenario {
 			Header: [][2]string{{"if-none-match", `"bindrace-never-matches"`}, {"cache-control", "no-store"}},
 			Want:   Want{Status: 200, ContentType: "video/mp4", BodyLen: VideoSize, BodySHA256: VideoSHA256()},
 		},
+		{
+			Name: "ws-echo", Kind: KindWebSocket, Method: "GET", Path: WSPath,
+			Header: [][2]string{
+				{"upgrade", "websocket"}, {"connection", "Upgrade"},
+				{"sec-websocket-key", wsKey}, {"sec-websocket-version", "13"},
+			},
+			Body: WSPayload(WSMessageSize),
+			Want: Want{Status: 101, Body: WSPayload(WSMessageSize),
+				Header: map[string]string{"upgrade": "websocket", "sec-websocket-accept": wsAccept}},
+		},
 	}
 })
 
-// HTTP lists the HTTP scenarios in their canonical order.
-func HTTP() []Scenario { return append([]Scenario(nil), all()...) }
+// All lists every scenario, HTTP and WebSocket, in their canonical order.
+func All() []Scenario { return append([]Scenario(nil), all()...) }
 
-// Names lists the HTTP scenario names.
+// HTTP lists the HTTP request scenarios (KindHTTP) in their canonical order.
+func HTTP() []Scenario {
+	var out []Scenario
+	for _, s := range all() {
+		if s.Kind == KindHTTP {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Names lists every scenario name, HTTP and WebSocket.
 func Names() []string {
 	names := make([]string, 0, len(all()))
 	for _, s := range all() {
@@ -128,7 +193,8 @@ func ByName(name string) (Scenario, error) {
 	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(known, ", "))
 }
 
-// Request renders the scenario as one HTTP/1.1 keep-alive request for host.
+// Request renders the scenario as one HTTP/1.1 keep-alive request for host; for a WebSocket
+// scenario that is its upgrade request (a fixed Sec-WebSocket-Key), no message.
 func (s Scenario) Request(host string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", s.Method, s.Path, host)
@@ -141,6 +207,21 @@ func (s Scenario) Request(host string) []byte {
 	b.WriteString("\r\n")
 	b.Write(s.Body)
 	return b.Bytes()
+}
+
+// WSPayloadByte is byte i of a ws-echo message: every one of the first 256 bytes differs (odd
+// multiplier), and the i/256 term keeps longer payloads from repeating every 256 bytes, so a
+// shifted, truncated or partly rewritten echo cannot pass.
+func WSPayloadByte(i int) byte { return byte(i*37 + 11 + i/256) }
+
+// WSPayload returns a new n-byte ws-echo message: WSPayloadByte(0) … WSPayloadByte(n-1).
+// The scenario's message is WSPayload(WSMessageSize).
+func WSPayload(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = WSPayloadByte(i)
+	}
+	return b
 }
 
 // MirrorJSON is the json scenario's handler logic shared by the Go targets: the body is parsed

@@ -3,16 +3,19 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestRequestParsesAsHTTP(t *testing.T) {
-	for _, s := range HTTP() {
+	for _, s := range All() {
 		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(s.Request("127.0.0.1:3000"))))
 		if err != nil {
 			t.Fatalf("%s: request does not parse: %v", s.Name, err)
@@ -78,11 +81,81 @@ func TestBackgroundRoutesAreDistinct(t *testing.T) {
 			t.Fatalf("duplicate background route %v", r)
 		}
 		seen[r] = true
-		if r.Path == "/" || r.Path == "/json" || r.Path == "/video" || r.Path == "/id/:id" {
+		if r.Path == "/" || r.Path == "/json" || r.Path == "/video" || r.Path == "/id/:id" || r.Path == WSPath {
 			t.Fatalf("background route %v shadows a scenario", r)
 		}
 	}
 	if len(BackgroundRoutes) < 18 {
 		t.Fatalf("%d background routes, want about 20", len(BackgroundRoutes))
+	}
+}
+
+func TestKinds(t *testing.T) {
+	if got, want := Names(), []string{"ping", "params", "json", "stream", "ws-echo"}; !slices.Equal(got, want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+	for _, s := range HTTP() {
+		if s.Kind != KindHTTP || s.WebSocket() {
+			t.Errorf("HTTP() returned %s of kind %s", s.Name, s.Kind)
+		}
+	}
+	if n := len(HTTP()); n != len(All())-1 {
+		t.Errorf("HTTP() has %d scenarios, want every one but ws-echo (%d)", n, len(All())-1)
+	}
+	ws, err := ByName("ws-echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ws.WebSocket() || ws.Kind.String() != "websocket" || ws.Path != WSPath || ws.Method != "GET" {
+		t.Errorf("ws-echo = %+v", ws)
+	}
+	if len(ws.Body) != WSMessageSize || !bytes.Equal(ws.Body, WSPayload(WSMessageSize)) || !bytes.Equal(ws.Want.Body, ws.Body) {
+		t.Errorf("ws-echo message %x, echo %x", ws.Body, ws.Want.Body)
+	}
+	if _, err := ByName("ws"); err == nil || !strings.Contains(err.Error(), "ws-echo") || !strings.Contains(err.Error(), "stream") {
+		t.Errorf("unknown name error should list HTTP and WebSocket names: %v", err)
+	}
+	// A literal that does not say (harness/load builds one for a bare URL) is HTTP.
+	if (Scenario{Name: "url", Method: "GET", Path: "/"}).WebSocket() {
+		t.Error("the zero Kind must be HTTP")
+	}
+}
+
+func TestWSHandshakeIsValid(t *testing.T) {
+	ws, _ := ByName("ws-echo")
+	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(ws.Request("127.0.0.1:3000"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") || req.Header.Get("Sec-WebSocket-Version") != "13" {
+		t.Errorf("not an upgrade request: %v", req.Header)
+	}
+	sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	if got := base64.StdEncoding.EncodeToString(sum[:]); got != ws.Want.Header["sec-websocket-accept"] {
+		t.Errorf("accept %q, want %q for the key sent", ws.Want.Header["sec-websocket-accept"], got)
+	}
+}
+
+func TestWSPayloadIsDeterministic(t *testing.T) {
+	a, b := WSPayload(WSMessageSize), WSPayload(WSMessageSize)
+	if !bytes.Equal(a, b) || &a[0] == &b[0] {
+		t.Fatal("WSPayload must return equal, fresh slices")
+	}
+	long := WSPayload(4096)
+	if !bytes.Equal(long[:WSMessageSize], a) {
+		t.Error("a longer payload must start with the scenario's message")
+	}
+	seen := map[byte]bool{}
+	for i := range 256 {
+		if seen[long[i]] {
+			t.Fatalf("byte %d repeats within the first 256", i)
+		}
+		seen[long[i]] = true
+		if long[i] != WSPayloadByte(i) {
+			t.Fatalf("byte %d = %d, want %d", i, long[i], WSPayloadByte(i))
+		}
+	}
+	if bytes.Equal(long[:256], long[256:512]) {
+		t.Error("payload repeats every 256 bytes")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/bindrace/bindrace/harness/scenario"
+	fastws "github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
 )
 
@@ -20,6 +21,7 @@ func newFastHTTP() *fasthttp.Server {
 	r.handle("GET", "/id/:id", fastParams)
 	r.handle("POST", "/json", fastJSON)
 	r.handle("GET", "/video", fastVideo)
+	r.handle("GET", scenario.WSPath, fastWS)
 	for _, br := range scenario.BackgroundRoutes {
 		if br.Path == scenario.HeapPath {
 			r.handle(br.Method, br.Path, fastHeap)
@@ -73,6 +75,16 @@ func fastJSON(ctx *fasthttp.RequestCtx, _ *params) {
 func fastVideo(ctx *fasthttp.RequestCtx, _ *params) {
 	ctx.SetContentType("video/mp4")
 	ctx.Response.SetBodyRaw(scenario.Video())
+}
+
+// fastUpgrader upgrades ws-echo connections: any Origin, as uWebSockets; no compression (the
+// default, uws: compression 0).
+var fastUpgrader = &fastws.FastHTTPUpgrader{CheckOrigin: func(*fasthttp.RequestCtx) bool { return true }}
+
+// fastWS answers the upgrade; fasthttp then hijacks the connection and runs the echo (ws.go) on
+// its own goroutine. A request that is not a valid upgrade gets the upgrader's HTTP error.
+func fastWS(ctx *fasthttp.RequestCtx, _ *params) {
+	fastUpgrader.Upgrade(ctx, func(c *fastws.Conn) { wsEcho(c) })
 }
 
 func fastHeap(ctx *fasthttp.RequestCtx, _ *params) {

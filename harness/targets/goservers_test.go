@@ -10,7 +10,7 @@ import (
 )
 
 // TestGoServersInProcess serves each Go target on a loopback listener inside the test process
-// and verifies every scenario, then checks the graceful shutdown returns cleanly.
+// and verifies every scenario (ws-echo included), then checks the graceful shutdown returns cleanly.
 func TestGoServersInProcess(t *testing.T) {
 	for _, name := range []string{"fasthttp", "nethttp"} {
 		t.Run(name, func(t *testing.T) {
@@ -22,7 +22,7 @@ func TestGoServersInProcess(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- ServeGo(ctx, name, ln) }()
 			addr := ln.Addr().String()
-			if err := Verify(context.Background(), name, addr, scenario.HTTP()); err != nil {
+			if err := Verify(context.Background(), name, addr, scenario.All()); err != nil {
 				t.Errorf("Verify: %v", err)
 			}
 			// Unknown paths and methods are 404, background routes answer.
@@ -30,6 +30,7 @@ func TestGoServersInProcess(t *testing.T) {
 			checkStatus(t, addr, "GET", "/api/v1/users/7/posts", 200)
 			checkStatus(t, addr, "GET", "/static/a/b", 200)
 			checkStatus(t, addr, "DELETE", "/api/v1/users/7", 200)
+			checkStatus(t, addr, "GET", scenario.WSPath, 400) // not an upgrade request
 			cancel()
 			select {
 			case err := <-done:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/gorilla/websocket"
 )
 
 // Header values shared by every response; net/http only reads them.
@@ -57,6 +58,16 @@ func newNetHTTP() *http.Server {
 		h["Content-Type"] = videoMP4
 		h["Content-Length"] = videoLength
 		w.Write(scenario.Video())
+	})
+	// ws-echo: upgrade and echo (ws.go). Any Origin, as uWebSockets; no compression (gorilla's
+	// default, uws: compression 0).
+	up := &websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+	mux.HandleFunc("GET "+scenario.WSPath, func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil) // on failure it has answered with an HTTP error
+		if err != nil {
+			return
+		}
+		wsEcho(c)
 	})
 	for _, br := range scenario.BackgroundRoutes {
 		pat := br.Method + " " + muxPattern(br.Path)

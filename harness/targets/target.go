@@ -149,8 +149,12 @@ func (t *Target) Versions() map[string]string {
 		}
 	case KindGo:
 		v["go"] = runtime.Version()
+		// The WebSocket library serves ws-echo; its version decides that scenario's behaviour.
 		if t.Name == "fasthttp" {
 			v["fasthttp"] = depVersion("github.com/valyala/fasthttp")
+			v["fasthttp/websocket"] = depVersion("github.com/fasthttp/websocket")
+		} else {
+			v["gorilla/websocket"] = depVersion("github.com/gorilla/websocket")
 		}
 	case KindNode:
 		t.nodeVersions(v)

@@ -96,8 +96,12 @@ func TestGoTargetArtifactAndVersions(t *testing.T) {
 		t.Fatalf("artifact %q %d %v", path, size, err)
 	}
 	v := tg.Versions()
-	if v["fasthttp"] != "v1.78.0" || !strings.HasPrefix(v["go"], "go") {
+	if v["fasthttp"] != "v1.78.0" || v["fasthttp/websocket"] != "v1.5.12" || !strings.HasPrefix(v["go"], "go") {
 		t.Errorf("versions %v", v)
+	}
+	tg, _ = Resolve("nethttp")
+	if v := tg.Versions(); v["gorilla/websocket"] != "v1.5.3" {
+		t.Errorf("nethttp versions %v", v)
 	}
 }
 

@@ -69,6 +69,8 @@ func (t *Target) bundle() (string, error) {
 			"BINDRACE_HEAP_PATH":         str(scenario.HeapPath),
 			"BINDRACE_BENCH_HEADER":      str(scenario.BenchHeader),
 			"BINDRACE_UPSTREAM":          str(upstreamPackage),
+			"BINDRACE_WS_PATH":           str(scenario.WSPath),
+			"BINDRACE_WS_MAX_MESSAGE":    fmt.Sprint(scenario.WSMaxMessage),
 		},
 	})
 	if len(res.Errors) > 0 {

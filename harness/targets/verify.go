@@ -36,7 +36,8 @@ func (m *Mismatch) Error() string {
 const maxBody = 1 << 20
 
 // Verify sends each scenario's request to addr once with a real HTTP client and checks status,
-// content type (by media type), required headers and body. It returns nil or every *Mismatch,
+// content type (by media type), required headers and body; a WebSocket scenario is checked by
+// a real WebSocket exchange instead (verifyWS). It returns nil or every *Mismatch,
 // joined (errors.As and errors.Join's Unwrap() []error reach them).
 func Verify(ctx context.Context, target, addr string, scs []scenario.Scenario) error {
 	client := &http.Client{
@@ -49,7 +50,13 @@ func Verify(ctx context.Context, target, addr string, scs []scenario.Scenario) e
 	defer client.CloseIdleConnections()
 	var errs []error
 	for _, sc := range scs {
-		for _, m := range verifyOne(ctx, client, target, addr, sc) {
+		var found []*Mismatch
+		if sc.WebSocket() {
+			found = verifyWS(ctx, target, addr, sc)
+		} else {
+			found = verifyOne(ctx, client, target, addr, sc)
+		}
+		for _, m := range found {
 			errs = append(errs, m)
 		}
 	}

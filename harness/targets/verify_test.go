@@ -84,11 +84,11 @@ func TestVerifyUnreachable(t *testing.T) {
 
 func TestVerifyCommand(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := VerifyCommand([]string{"--target", "nethttp,fasthttp", "--scenario", "ping,params,json"}, &out, &errb)
+	code := VerifyCommand([]string{"--target", "nethttp,fasthttp", "--scenario", "ping,params,json,ws-echo"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("verify = %d\n%s%s", code, out.String(), errb.String())
 	}
-	for _, want := range []string{"ok    nethttp/ping", "ok    nethttp/json", "ok    fasthttp/params"} {
+	for _, want := range []string{"ok    nethttp/ping", "ok    nethttp/json", "ok    fasthttp/params", "ok    nethttp/ws-echo", "ok    fasthttp/ws-echo"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -97,9 +97,10 @@ func TestVerifyCommand(t *testing.T) {
 	srv := writeScript(t, "hi.py", hiServer)
 	out.Reset()
 	errb.Reset()
-	code = VerifyCommand([]string{"--target", "cmd:python3 " + srv + " {port}", "--scenario", "ping,params"}, &out, &errb)
+	code = VerifyCommand([]string{"--target", "cmd:python3 " + srv + " {port}", "--scenario", "ping,params,ws-echo"}, &out, &errb)
 	if code != 2 || !strings.Contains(out.String(), "ok    cmd:python3") ||
-		!strings.Contains(errb.String(), `scenario params: body: expected "1 bun", got "hi"`) {
+		!strings.Contains(errb.String(), `scenario params: body: expected "1 bun", got "hi"`) ||
+		!strings.Contains(errb.String(), `scenario ws-echo: upgrade: expected 101 Switching Protocols`) {
 		t.Errorf("verify of a wrong server = %d\n%s%s", code, out.String(), errb.String())
 	}
 

@@ -13,6 +13,8 @@ declare const BINDRACE_VIDEO_SIZE: number;
 declare const BINDRACE_HEAP_PATH: string;
 declare const BINDRACE_BENCH_HEADER: string;
 declare const BINDRACE_UPSTREAM: string;
+declare const BINDRACE_WS_PATH: string;
+declare const BINDRACE_WS_MAX_MESSAGE: number;
 
 declare const process: any;
 declare const require: (id: string) => any;
@@ -40,6 +42,20 @@ interface HttpRequest {
 
 type Handler = (res: HttpResponse, req: HttpRequest) => void;
 
+interface WebSocket {
+  send(message: ArrayBuffer, isBinary?: boolean, compress?: boolean): number;
+}
+
+interface WebSocketBehavior {
+  compression?: number;
+  maxPayloadLength?: number;
+  idleTimeout?: number;
+  maxBackpressure?: number;
+  closeOnBackpressureLimit?: number;
+  sendPingsAutomatically?: boolean;
+  message?: (ws: WebSocket, message: ArrayBuffer, isBinary: boolean) => void;
+}
+
 interface App {
   get(pattern: string, h: Handler): App;
   post(pattern: string, h: Handler): App;
@@ -47,6 +63,7 @@ interface App {
   del(pattern: string, h: Handler): App;
   patch(pattern: string, h: Handler): App;
   any(pattern: string, h: Handler): App;
+  ws(pattern: string, behavior: WebSocketBehavior): App;
   listen(port: number, options: number, cb: (listenSocket: unknown) => void): App;
 }
 
@@ -137,6 +154,24 @@ app.get('/video', (res) => {
     });
     return wrote;
   });
+});
+
+// ws-echo: every message back with its own opcode (isBinary), on the upstream's own WebSocket
+// support. The Go targets (harness/targets/ws.go) are configured to match: pings answered,
+// close handshake completed and invalid UTF-8 text refused by the upstream itself.
+app.ws(BINDRACE_WS_PATH, {
+  compression: 0, // uWS.DISABLED: permessage-deflate off, as on the Go targets
+  maxPayloadLength: BINDRACE_WS_MAX_MESSAGE, // 16 MiB, scenario.WSMaxMessage
+  idleTimeout: 120, // seconds without a message from the client; the Go targets use the same
+  sendPingsAutomatically: false, // the Go targets send no pings of their own either
+  // The Go targets never drop an echo: a send blocks until the client reads. uWS instead drops
+  // a send once this much is buffered; closing there makes such a client's failure visible
+  // rather than silently losing echoes. A closed-loop client never gets near it.
+  maxBackpressure: BINDRACE_WS_MAX_MESSAGE,
+  closeOnBackpressureLimit: 1,
+  message: (ws, msg, isBinary) => {
+    ws.send(msg, isBinary);
+  },
 });
 
 app.get(BINDRACE_HEAP_PATH, (res) => {

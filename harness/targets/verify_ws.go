@@ -1,0 +1,134 @@
+package targets
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/gorilla/websocket"
+)
+
+// wsVerifyText is the text message verification sends besides the scenario's binary one:
+// multi-byte UTF-8, so a server that re-encodes text, or answers text as binary, shows.
+const wsVerifyText = "bindrace ws-echo: text stays text — Grüße, 世界"
+
+// wsVerifyPing is the ping payload the pong must carry back.
+const wsVerifyPing = "bindrace-ping"
+
+// wsVerifyTimeout bounds one WebSocket verification when ctx has no earlier deadline.
+const wsVerifyTimeout = 10 * time.Second
+
+// verifyWS checks a WebSocket scenario with gorilla/websocket's client, an implementation
+// independent of every target and of the load generator: upgrade at sc.Path, the scenario's
+// binary message echoed exactly as binary, a ping answered by a pong with its payload, a text
+// message echoed exactly as text, then a close 1000 answered with close 1000. The first
+// failure ends the check (the connection's state is unknown after it).
+func verifyWS(ctx context.Context, target, addr string, sc scenario.Scenario) []*Mismatch {
+	var ms []*Mismatch
+	add := func(field, expected, got string) []*Mismatch {
+		ms = append(ms, &Mismatch{Target: target, Scenario: sc.Name, Field: field, Expected: expected, Got: got})
+		return ms
+	}
+	ctx, cancel := context.WithTimeout(ctx, wsVerifyTimeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+
+	d := websocket.Dialer{HandshakeTimeout: wsVerifyTimeout} // no Proxy: loopback, as Verify's HTTP client
+	c, resp, err := d.DialContext(ctx, "ws://"+addr+sc.Path, nil)
+	if err != nil {
+		got := err.Error()
+		if resp != nil {
+			got = fmt.Sprintf("HTTP %s (%v)", resp.Status, err)
+		}
+		return add("upgrade", "101 Switching Protocols to a WebSocket at "+sc.Path, got)
+	}
+	defer c.Close()
+	c.SetReadDeadline(deadline)
+	c.SetWriteDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { c.NetConn().SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	echo := func(field string, op int, msg []byte) bool {
+		if err := c.WriteMessage(op, msg); err != nil {
+			add(field, wsShow(op, msg), "sending failed: "+err.Error())
+			return false
+		}
+		gotOp, got, err := c.ReadMessage()
+		switch {
+		case err != nil:
+			add(field, wsShow(op, msg), "no echo: "+err.Error())
+		case gotOp != op:
+			add(field+" opcode", wsOpName(op), wsOpName(gotOp)+" "+wsShow(gotOp, got))
+		case string(got) != string(msg):
+			add(field, wsShow(op, msg), wsShow(gotOp, got))
+		default:
+			return true
+		}
+		return false
+	}
+
+	if !echo("binary echo", websocket.BinaryMessage, sc.Body) {
+		return ms
+	}
+	// The pong must arrive before the next echo: the server handles frames in order.
+	var pong *string
+	c.SetPongHandler(func(p string) error { pong = &p; return nil })
+	if err := c.WriteControl(websocket.PingMessage, []byte(wsVerifyPing), deadline); err != nil {
+		return add("pong", fmt.Sprintf("pong %q", wsVerifyPing), "sending the ping failed: "+err.Error())
+	}
+	if !echo("text echo", websocket.TextMessage, []byte(wsVerifyText)) {
+		return ms
+	}
+	switch {
+	case pong == nil:
+		return add("pong", fmt.Sprintf("pong %q before the next echo", wsVerifyPing), "no pong")
+	case *pong != wsVerifyPing:
+		return add("pong", fmt.Sprintf("pong %q", wsVerifyPing), fmt.Sprintf("pong %q", *pong))
+	}
+
+	// Close handshake: send 1000, the server must answer 1000 (RFC 6455 section 5.5.1).
+	if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline); err != nil {
+		return add("close", "close 1000 answered", "sending the close failed: "+err.Error())
+	}
+	for {
+		_, _, err := c.ReadMessage()
+		if err == nil {
+			continue // a data message sent before the server saw our close; the close follows
+		}
+		var ce *websocket.CloseError
+		switch {
+		case !errors.As(err, &ce):
+			return add("close", "close 1000 answered", err.Error())
+		case ce.Code != websocket.CloseNormalClosure:
+			return add("close", "close 1000 answered", fmt.Sprintf("close %d %q", ce.Code, ce.Text))
+		}
+		return ms
+	}
+}
+
+func wsOpName(op int) string {
+	switch op {
+	case websocket.TextMessage:
+		return "text"
+	case websocket.BinaryMessage:
+		return "binary"
+	}
+	return fmt.Sprintf("opcode %d", op)
+}
+
+// wsShow renders a message for a mismatch: text quoted, binary as length and hex, cut to 128
+// bytes.
+func wsShow(op int, b []byte) string {
+	if op == websocket.TextMessage {
+		return quoteBody(b)
+	}
+	const max = 128
+	s := hex.EncodeToString(b[:min(len(b), max)])
+	if len(b) > max {
+		s += "…"
+	}
+	return fmt.Sprintf("%d bytes %s", len(b), s)
+}
