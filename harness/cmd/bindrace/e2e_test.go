@@ -1,0 +1,492 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// These tests build the CLI and run it as a user would, on loopback, with runs of a second or
+// two, so the whole file stays well under a minute.
+
+var (
+	bin  string // the CLI built for the tests
+	root string // repository root
+)
+
+func TestMain(m *testing.M) {
+	root = session.FindRoot(".")
+	tmp, err := os.MkdirTemp("", "bindrace-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(tmp, "bindrace")
+	build := exec.Command("go", "build", "-o", bin, "./harness/cmd/bindrace")
+	build.Dir = root
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the CLI:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func cli(t *testing.T, timeout time.Duration, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = root
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("bindrace %s: still running after %s\nstderr: %s", strings.Join(args, " "), timeout, errb.String())
+	}
+	return result{cmd.ProcessState.ExitCode(), out.String(), errb.String()}
+}
+
+// leftovers lists live processes started from the test's CLI binary (servers of the Go targets
+// and the cmd: targets below all run it).
+func leftovers(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(b, []byte(bin)) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			// A zombie is gone already, only not reaped.
+			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+				continue
+			}
+		}
+		out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+	}
+	return out
+}
+
+func noLeftovers(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		left := leftovers(t)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server processes left behind:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	r := cli(t, 10*time.Second, "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "race") {
+		t.Fatalf("--help: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []string{"serve", "verify", "load", "counters", "race", "matrix", "report", "gate", "version"} {
+		r := cli(t, 10*time.Second, c, "--help")
+		if r.code != 0 || !strings.Contains(strings.ToLower(r.stdout+r.stderr), "usage") {
+			t.Errorf("%s --help: exit %d\nstdout: %s\nstderr: %s", c, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := cli(t, 10*time.Second, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "bindrace ") {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown target", []string{"race", "--a", "nosuch", "--b", "nethttp"}, `unknown target "nosuch"`},
+		{"missing profile", []string{"race", "--a", "fasthttp", "--b", "nethttp", "--profile", "nosuch"}, `no profile "nosuch"`},
+		{"bad flag value", []string{"race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "many"}, `invalid argument "many" for "--pairs"`},
+		{"bad duration", []string{"race", "--a", "fasthttp", "--b", "nethttp", "--duration", "0s"}, "duration must be positive"},
+		{"unknown flag", []string{"race", "--a", "fasthttp", "--b", "nethttp", "--bogus"}, "unknown flag: --bogus"},
+		{"unknown scenario", []string{"race", "--a", "fasthttp", "--b", "nethttp", "--scenario", "pong"}, `unknown scenario "pong"`},
+		{"missing side", []string{"race", "--a", "fasthttp"}, "--a and --b are required"},
+		{"unknown command", []string{"sprint"}, `unknown command "sprint"`},
+		{"matrix one target", []string{"matrix", "--targets", "fasthttp"}, "at least two targets"},
+		{"gate no session", []string{"gate", os.TempDir()}, "not a session directory"},
+		{"report bad format", []string{"report", os.TempDir(), "--format", "pdf"}, ""},
+		{"target fails to start", []string{"race", "--a", "cmd:false {port}", "--b", "nethttp", "--out", filepath.Join(t.TempDir(), "x")}, "cmd:false {port}"},
+	}
+	for _, c := range cases {
+		r := cli(t, 30*time.Second, c.args...)
+		if r.code != 2 {
+			t.Errorf("%s: exit %d, want 2\nstderr: %s", c.name, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: stderr %q lacks %q", c.name, r.stderr, c.want)
+		}
+	}
+	noLeftovers(t)
+}
+
+func TestRaceJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "2", "--duration", "1s",
+		"--warmup", "200ms", "--cooldown", "0", "--out", dir, "--json")
+	if r.code == 2 {
+		t.Fatalf("exit 2\nstderr: %s", r.stderr)
+	}
+	var s session.Summary
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	var generic map[string]any
+	json.Unmarshal([]byte(r.stdout), &generic)
+	for _, k := range []string{"verdict", "a", "b", "scenario", "connections", "pipelining", "median_delta_pct", "pairs", "counters"} {
+		if _, ok := generic[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	if s.Verdict == "" || s.A != "fasthttp" || s.B != "nethttp" || s.Scenario != "ping" || s.Connections != 100 || s.Pipelining != 10 {
+		t.Errorf("summary: verdict %q a %q b %q scenario %q conns %d pipe %d", s.Verdict, s.A, s.B, s.Scenario, s.Connections, s.Pipelining)
+	}
+	if want := map[string]int{session.Pass: 0, session.Fail: 1, session.Inconclusive: 3}[s.Verdict]; r.code != want {
+		t.Errorf("verdict %s but exit %d", s.Verdict, r.code)
+	}
+	if len(s.Pairs) != 2 || s.Pairs[0].Order != "AB" || s.Pairs[1].Order != "BA" {
+		t.Fatalf("pairs: %+v", s.Pairs)
+	}
+	for _, p := range s.Pairs {
+		for _, run := range []session.Run{p.A, p.B} {
+			if run.RPS <= 0 || run.P99Ms <= 0 || run.ServerCPUPct <= 0 || run.Responses <= 0 || run.Error != "" {
+				t.Errorf("pair %d %s: rps %v p99 %v cpu %v responses %d error %q", p.Index, run.Target, run.RPS, run.P99Ms, run.ServerCPUPct, run.Responses, run.Error)
+			}
+			if run.RSSMiB <= 0 || run.PeakRSSMiB <= 0 || run.StartupMs <= 0 {
+				t.Errorf("pair %d %s: rss %v peak %v startup %v", p.Index, run.Target, run.RSSMiB, run.PeakRSSMiB, run.StartupMs)
+			}
+		}
+	}
+	// The slots say who went first.
+	if s.Pairs[0].A.Slot != 0 || s.Pairs[1].A.Slot != 1 {
+		t.Errorf("slots: %d %d", s.Pairs[0].A.Slot, s.Pairs[1].A.Slot)
+	}
+	for _, f := range []string{"summary.json", "raw.json", "manifest.json", "summary.md", "summary.csv", "report.html"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	raw, err := session.LoadRaw(dir)
+	if err != nil || len(raw.Runs) != 4 {
+		t.Errorf("raw.json: %v runs, %v", raw, err)
+	}
+	man, err := session.LoadManifest(dir)
+	if err != nil || man.Kernel == "" || len(man.Command) == 0 || man.Targets["fasthttp"] == nil {
+		t.Errorf("manifest: %+v %v", man, err)
+	}
+	noLeftovers(t)
+
+	// gate re-applies the stored thresholds: same verdict; an impossible threshold fails.
+	g := cli(t, 20*time.Second, "gate", dir)
+	if g.code != r.code || !strings.Contains(g.stdout, s.Headline) {
+		t.Errorf("gate: exit %d (race %d)\n%s%s", g.code, r.code, g.stdout, g.stderr)
+	}
+	g = cli(t, 20*time.Second, "gate", dir, "--threshold", "100000")
+	if g.code != 1 {
+		t.Errorf("gate with an impossible threshold: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+	g = cli(t, 20*time.Second, "gate", dir, "--baseline", filepath.Join(dir, "summary.json"))
+	if g.code != r.code {
+		t.Errorf("gate against itself: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+	// report renders each format.
+	for _, f := range []string{"md", "csv", "json", "benchfmt", "html"} {
+		rep := cli(t, 20*time.Second, "report", dir, "--format", f)
+		if rep.code != 0 || len(rep.stdout) == 0 {
+			t.Errorf("report --format %s: exit %d %s", f, rep.code, rep.stderr)
+		}
+	}
+}
+
+func TestTargetDiesMidRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	// Serves correctly, then its server is killed 1.5 s after start: mid-measurement.
+	dying := fmt.Sprintf("cmd:sh -c '%s serve --target nethttp --port {port} & p=$!; sleep 1.5; kill -9 $p'", bin)
+	r := cli(t, 60*time.Second, "race", "--a", dying, "--b", "fasthttp", "--pairs", "2", "--duration", "3s",
+		"--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--out", dir, "--json")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	s, err := session.LoadSummary(dir)
+	if err != nil {
+		t.Fatalf("no partial results: %v", err)
+	}
+	if s.Verdict != session.Incomplete || !strings.Contains(s.Incomplete, "exited") {
+		t.Errorf("verdict %q incomplete %q", s.Verdict, s.Incomplete)
+	}
+	if len(s.Pairs) != 1 || s.Pairs[0].A.Error == "" {
+		t.Errorf("pairs: %+v", s.Pairs)
+	}
+	for _, f := range []string{"raw.json", "manifest.json", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	noLeftovers(t)
+}
+
+func TestInterrupt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "4", "--duration", "2s",
+		"--warmup", "100ms", "--cooldown", "0", "--out", dir)
+	cmd.Dir = root
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	// Interrupt once the first run is measured, while the second is running.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("first run never finished: %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("did not stop after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit %d, want 2\n%s", code, errb.String())
+	}
+	s, err := session.LoadSummary(dir)
+	if err != nil {
+		t.Fatalf("no partial results: %v\n%s", err, errb.String())
+	}
+	if s.Verdict != session.Incomplete || !strings.Contains(s.Incomplete, "SIGINT") {
+		t.Errorf("verdict %q incomplete %q", s.Verdict, s.Incomplete)
+	}
+	if len(s.Pairs) == 0 || s.Pairs[0].A.RPS <= 0 {
+		t.Errorf("the measured run was not kept: %+v", s.Pairs)
+	}
+	noLeftovers(t)
+}
+
+func TestMatrix(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "matrix")
+	r := cli(t, 60*time.Second, "matrix", "--targets", "fasthttp,nethttp", "--rounds", "2", "--seed", "7",
+		"--duration", "500ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--out", dir, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var m session.Matrix
+	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, r.stdout)
+	}
+	if m.Seed != 7 || !reflect.DeepEqual(m.Orders, race.MatrixOrders([]string{"fasthttp", "nethttp"}, 2, 7)) {
+		t.Errorf("orders %v not reproducible from seed %d", m.Orders, m.Seed)
+	}
+	if len(m.Runs) != 4 || len(m.PerTarget) != 2 {
+		t.Errorf("runs %d per-target %d", len(m.Runs), len(m.PerTarget))
+	}
+	for i, run := range m.Runs {
+		if want := m.Orders[i/2][i%2]; run.Target != want || run.Slot != i%2 {
+			t.Errorf("run %d: %s slot %d, want %s slot %d", i, run.Target, run.Slot, want, i%2)
+		}
+	}
+	for _, f := range []string{"summary.json", "raw.json", "manifest.json", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	noLeftovers(t)
+}
+
+// Races against the real candidate and the pinned upstream, when they are built/installed;
+// each race skips naming the artefact it lacks.
+func TestRaceBindingAndUWS(t *testing.T) {
+	binding := filepath.Join(root, "bin", "binding-server")
+	uwsModules := filepath.Join(root, "harness", "targets", "uws", "node_modules", "@trufflesuite", "uws-js-unofficial")
+	missing := func(need ...string) string {
+		for _, n := range need {
+			switch n {
+			case "binding":
+				if _, err := os.Stat(binding); err != nil {
+					return binding + " is missing (run make build)"
+				}
+			case "uws":
+				if _, err := os.Stat(uwsModules); err != nil {
+					return uwsModules + " is missing (run scripts/setup.sh)"
+				}
+				if _, err := exec.LookPath("node"); err != nil {
+					return "node is not on PATH (run scripts/setup.sh)"
+				}
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		a, b string
+		need []string
+	}{
+		{"binding", "fasthttp", []string{"binding"}},
+		{"binding", "uws", []string{"binding", "uws"}},
+		{"uws", "fasthttp", []string{"uws"}},
+	} {
+		t.Run(c.a+"-vs-"+c.b, func(t *testing.T) {
+			if why := missing(c.need...); why != "" {
+				t.Skip("skipped: " + why)
+			}
+			dir := filepath.Join(t.TempDir(), "s")
+			r := cli(t, 90*time.Second, "race", "--a", c.a, "--b", c.b, "--pairs", "1", "--duration", "1s",
+				"--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--out", dir, "--json")
+			if r.code == 2 {
+				t.Fatalf("exit 2\n%s", r.stderr)
+			}
+			var s session.Summary
+			if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+				t.Fatalf("%v\n%s", err, r.stdout)
+			}
+			if len(s.Pairs) != 1 || s.Pairs[0].A.RPS <= 0 || s.Pairs[0].B.RPS <= 0 {
+				t.Errorf("pairs: %+v", s.Pairs)
+			}
+			noLeftovers(t)
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a polling reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A profile with several scenarios and an extra race writes one sub-session per race and an
+// index whose verdict is the worst one.
+func TestRaceSet(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "set.json")
+	os.WriteFile(prof, []byte(`{"scenarios": ["ping", "params"], "pairs": 1, "duration": "300ms", "warmup": "100ms",
+		"settle": "0s", "cooldown": "0s", "connections": 20, "pipelining": 4,
+		"thresholds": {"min_median_delta_pct": -100000, "max_p99_delta_pct": 100000, "max_errors": 0},
+		"extra_races": [{"scenario": "ping", "pipelining": 1}]}`), 0o644)
+	dir := filepath.Join(t.TempDir(), "set")
+	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--profile", prof, "--out", dir, "--json")
+	if r.code == 2 {
+		t.Fatalf("exit 2\n%s", r.stderr)
+	}
+	var out struct {
+		session.Index
+		Summaries []session.Summary `json:"summaries"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	ix, err := session.LoadIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ix.Sessions {
+		names = append(names, e.Name)
+		s, err := session.LoadSummary(filepath.Join(dir, e.Dir))
+		if err != nil {
+			t.Errorf("%s: %v", e.Name, err)
+			continue
+		}
+		if ix.Verdict != race.Worst(ix.Verdict, s.Verdict) {
+			t.Errorf("index verdict %s is not the worst (%s has %s)", ix.Verdict, e.Name, s.Verdict)
+		}
+	}
+	if strings.Join(names, ",") != "ping,params,ping-p1" || len(out.Summaries) != 3 || out.Summaries[2].Pipelining != 1 {
+		t.Errorf("sub-sessions %v, %d summaries", names, len(out.Summaries))
+	}
+	if g := cli(t, 20*time.Second, "gate", dir); g.code != r.code {
+		t.Errorf("gate of the set: exit %d, race %d\n%s", g.code, r.code, g.stdout)
+	}
+	if rep := cli(t, 20*time.Second, "report", dir, "--format", "md"); rep.code != 0 || !strings.Contains(rep.stdout, "params") {
+		t.Errorf("report of the set: %d %s", rep.code, rep.stderr)
+	}
+	noLeftovers(t)
+}
+
+// A target that answers "hi" on every path starts fine but fails the params scenario: exit 2
+// naming target, scenario, expected and got, and no number for it.
+func TestVerificationFailure(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("skipped: python3 is not on PATH (it serves the wrong answers)")
+	}
+	script := filepath.Join(t.TempDir(), "wrong.py")
+	os.WriteFile(script, []byte(`import http.server as h, sys
+class H(h.BaseHTTPRequestHandler):
+    def do_GET(s):
+        s.send_response(200); s.send_header('content-type', 'text/plain'); s.send_header('content-length', '2'); s.end_headers(); s.wfile.write(b'hi')
+    def log_message(self, *a): pass
+h.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+`), 0o644)
+	dir := filepath.Join(t.TempDir(), "s")
+	target := fmt.Sprintf("cmd:%s %s {port}", py, script)
+	r := cli(t, 60*time.Second, "race", "--a", target, "--b", "fasthttp", "--scenario", "params", "--out", dir)
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{target, "params", `expected "1 bun"`, `got "hi"`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		t.Errorf("a session was written for a target that failed verification")
+	}
+	if strings.TrimSpace(r.stdout) != "" {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+}

@@ -1,0 +1,132 @@
+package counters
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/load"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// PerfOptions shape a perf-mode measurement. Zero values take the defaults.
+type PerfOptions struct {
+	Connections  int           // default 100
+	Pipelining   int           // default 10
+	Workers      int           // default 1
+	Warmup       time.Duration // default 2 s; excluded (counters are off)
+	Duration     time.Duration // measured window, default 5 s
+	CPUs         string        // server taskset list, "" = not pinned
+	Threads      int
+	StartTimeout time.Duration // default 30 s
+	Timeout      time.Duration // load generator's dial/per-batch timeout, default 10 s
+	Log          io.Writer
+}
+
+// PerfResult is one fresh server measured over one window.
+type PerfResult struct {
+	Target, Scenario string
+	Responses        int64 // counted in the window
+	Totals           Totals
+	PerResponse      map[string]float64
+	ServerCPUSeconds float64 // utime+stime of all the server's threads over the window (/proc)
+	Load             *load.Result
+}
+
+// Perf starts a fresh server, warms it up, and counts its threads over the load generator's
+// measurement window only (StartPerf at MeasureStart, Stop at MeasureEnd), divided by the
+// responses counted in that window.
+func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOptions) (*PerfResult, error) {
+	if o.Connections <= 0 {
+		o.Connections = 100
+	}
+	if o.Pipelining <= 0 {
+		o.Pipelining = 10
+	}
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Warmup <= 0 {
+		o.Warmup = 2 * time.Second
+	}
+	if o.Duration <= 0 {
+		o.Duration = 5 * time.Second
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 30 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	srv, err := t.Start(ctx, targets.StartOptions{Threads: o.Threads, CPUs: o.CPUs, StartTimeout: o.StartTimeout, Log: o.Log})
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", t.Name, err)
+	}
+	defer srv.Stop()
+
+	var (
+		sess             PerfSession
+		startErr, endErr error
+		totals           Totals
+		cpu0, cpu1       float64
+		cpuErr           error
+	)
+	hooks := load.Hooks{
+		MeasureStart: func() {
+			if u, err := srv.Usage(); err == nil {
+				cpu0 = u.CPUSeconds
+			} else {
+				cpuErr = err
+			}
+			sess, startErr = StartPerf(srv.Pid)
+		},
+		MeasureEnd: func() {
+			if sess == nil {
+				return
+			}
+			totals, endErr = sess.Stop()
+			if u, err := srv.Usage(); err == nil {
+				cpu1 = u.CPUSeconds
+			} else {
+				cpuErr = err
+			}
+		},
+	}
+	addr := srv.Addr()
+	lr, err := load.Run(ctx, load.Config{
+		Addr:        addr,
+		Requests:    [][]byte{sc.Request(addr)},
+		Connections: o.Connections,
+		Pipelining:  o.Pipelining,
+		Workers:     o.Workers,
+		Warmup:      o.Warmup,
+		Duration:    o.Duration,
+		Timeout:     o.Timeout,
+	}, hooks)
+	if sess != nil && totals.Values == nil && endErr == nil {
+		totals, endErr = sess.Stop() // the window never closed (load failed): release the events
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	if startErr != nil {
+		return nil, fmt.Errorf("perf: %w", startErr)
+	}
+	if sess == nil {
+		return nil, fmt.Errorf("perf: the load generator never opened a measurement window")
+	}
+	if endErr != nil {
+		return nil, fmt.Errorf("perf: %w", endErr)
+	}
+	res := &PerfResult{Target: t.Name, Scenario: sc.Name, Responses: lr.Responses, Totals: totals, Load: lr}
+	if cpuErr == nil {
+		res.ServerCPUSeconds = cpu1 - cpu0
+	}
+	if errs := errorCount(lr.Errors); errs > 0 {
+		res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("the load generator saw %d errors (%v) in the window", errs, lr.Errors))
+	}
+	res.PerResponse = PerResponse(totals, lr.Responses)
+	return res, nil
+}

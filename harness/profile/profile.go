@@ -1,0 +1,274 @@
+// Package profile loads the race profiles in profiles/*.json and applies the command-line
+// overrides of race and matrix to them.
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// Duration is a time.Duration written in JSON as a Go duration string ("5s", "200ms") or a
+// number of seconds.
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("bad duration %q (want e.g. \"5s\" or \"200ms\")", s)
+		}
+		if v < 0 {
+			return fmt.Errorf("negative duration %q", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("bad duration %s (want a string like \"5s\" or seconds)", b)
+	}
+	if f < 0 {
+		return fmt.Errorf("negative duration %s", b)
+	}
+	*d = Duration(f * float64(time.Second))
+	return nil
+}
+
+// Extra is a further race a profile asks for beside its scenarios, e.g. ping without
+// pipelining. Zero fields inherit the profile's values.
+type Extra struct {
+	Name        string `json:"name,omitempty"` // sub-session name; default "<scenario>-p<pipelining>"
+	Scenario    string `json:"scenario"`
+	Pipelining  int    `json:"pipelining,omitempty"`
+	Connections int    `json:"connections,omitempty"`
+}
+
+// Profile is one profiles/<name>.json.
+type Profile struct {
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
+	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
+
+	Pairs    int      `json:"pairs"`  // race: AB/BA pairs
+	Rounds   int      `json:"rounds"` // matrix: rounds
+	Warmup   Duration `json:"warmup"`
+	Duration Duration `json:"duration"`
+	Settle   Duration `json:"settle"`   // pause between warm-up and the measured window
+	Cooldown Duration `json:"cooldown"` // pause between runs
+
+	Connections int `json:"connections"`
+	Pipelining  int `json:"pipelining"`
+	Workers     int `json:"workers"` // client workers; capped to the client's CPUs
+	Threads     int `json:"threads"` // server threads; 0 = one per server CPU
+
+	CPUsServer string `json:"cpus_server"` // taskset lists; "" = default split
+	CPUsClient string `json:"cpus_client"`
+
+	Thresholds session.Thresholds `json:"thresholds"`
+	Counters   string             `json:"counters"` // "" or "perf"
+	ExtraRaces []Extra            `json:"extra_races,omitempty"`
+
+	Path string `json:"-"` // where it was loaded from
+}
+
+// Default is the profile values a file leaves out.
+func Default() Profile {
+	return Profile{
+		Scenario: "ping", Pairs: 4, Rounds: 3,
+		Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
+		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second),
+		Connections: 100, Pipelining: 10, Workers: 1,
+		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxErrors: 0},
+	}
+}
+
+// Dir is where named profiles live: $BINDRACE_PROFILES, else <repo root>/profiles.
+func Dir() string {
+	if d := os.Getenv("BINDRACE_PROFILES"); d != "" {
+		return d
+	}
+	if r := session.Root(); r != "" {
+		return filepath.Join(r, "profiles")
+	}
+	return "profiles"
+}
+
+// Names lists the profiles in dir.
+func Names(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var out []string
+	for _, f := range files {
+		out = append(out, strings.TrimSuffix(filepath.Base(f), ".json"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrNotFound is wrapped by Load when no such profile exists.
+var ErrNotFound = errors.New("profile not found")
+
+// Load reads a profile by name (profiles/<name>.json in dir) or by path (anything holding a
+// "/" or ending in ".json"). Unknown fields are an error naming the field.
+func Load(nameOrPath, dir string) (*Profile, error) {
+	path := nameOrPath
+	byName := !strings.ContainsRune(nameOrPath, '/') && !strings.HasSuffix(nameOrPath, ".json")
+	if byName {
+		if dir == "" {
+			dir = Dir()
+		}
+		path = filepath.Join(dir, nameOrPath+".json")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if byName {
+				known := Names(dir)
+				k := "none"
+				if len(known) > 0 {
+					k = strings.Join(known, ", ")
+				}
+				return nil, fmt.Errorf("%w: no profile %q (looked for %s; known: %s)", ErrNotFound, nameOrPath, path, k)
+			}
+			return nil, fmt.Errorf("%w: %s does not exist", ErrNotFound, path)
+		}
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	p.Path = path
+	if p.Name == "" {
+		p.Name = strings.TrimSuffix(filepath.Base(path), ".json")
+	}
+	return p, nil
+}
+
+// Parse decodes a profile over the defaults and checks it.
+func Parse(b []byte) (*Profile, error) {
+	p := Default()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
+		}
+		// encoding/json says `json: unknown field "x"`: keep the name, drop the prefix.
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if len(p.Scenarios) > 0 && p.Scenario != "" && p.Scenario != Default().Scenario {
+		return nil, errors.New(`set "scenario" or "scenarios", not both`)
+	}
+	if len(p.Scenarios) > 0 {
+		p.Scenario = ""
+	}
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Check validates the values.
+func (p *Profile) Check() error {
+	switch {
+	case p.Pairs < 1:
+		return fmt.Errorf("pairs must be at least 1 (got %d)", p.Pairs)
+	case p.Rounds < 1:
+		return fmt.Errorf("rounds must be at least 1 (got %d)", p.Rounds)
+	case p.Duration <= 0:
+		return fmt.Errorf("duration must be positive (got %s)", p.Duration.D())
+	case p.Connections < 1:
+		return fmt.Errorf("connections must be at least 1 (got %d)", p.Connections)
+	case p.Pipelining < 1:
+		return fmt.Errorf("pipelining must be at least 1 (got %d)", p.Pipelining)
+	case p.Workers < 0 || p.Threads < 0:
+		return errors.New("workers and threads must not be negative")
+	}
+	switch p.Counters {
+	case "", "perf", "none":
+	default:
+		return fmt.Errorf(`counters must be "" or "perf" (got %q)`, p.Counters)
+	}
+	for _, s := range p.ScenarioList() {
+		if s == "" {
+			return errors.New("empty scenario name")
+		}
+	}
+	for i, e := range p.ExtraRaces {
+		if e.Scenario == "" {
+			return fmt.Errorf("extra_races[%d]: scenario is required", i)
+		}
+		if e.Pipelining < 0 || e.Connections < 0 {
+			return fmt.Errorf("extra_races[%d]: negative value", i)
+		}
+	}
+	return nil
+}
+
+// ScenarioList is the scenarios a race of this profile covers.
+func (p *Profile) ScenarioList() []string {
+	if len(p.Scenarios) > 0 {
+		return p.Scenarios
+	}
+	return []string{p.Scenario}
+}
+
+// Race is one race (one sub-session) a profile expands to.
+type Race struct {
+	Name        string // sub-session name: the scenario, or the extra race's name
+	Scenario    string
+	Connections int
+	Pipelining  int
+}
+
+// Races expands the scenarios and extra races.
+func (p *Profile) Races() []Race {
+	var out []Race
+	for _, s := range p.ScenarioList() {
+		out = append(out, Race{Name: s, Scenario: s, Connections: p.Connections, Pipelining: p.Pipelining})
+	}
+	for _, e := range p.ExtraRaces {
+		r := Race{Name: e.Name, Scenario: e.Scenario, Connections: e.Connections, Pipelining: e.Pipelining}
+		if r.Connections == 0 {
+			r.Connections = p.Connections
+		}
+		if r.Pipelining == 0 {
+			r.Pipelining = p.Pipelining
+		}
+		if r.Name == "" {
+			r.Name = fmt.Sprintf("%s-p%d", r.Scenario, r.Pipelining)
+		}
+		out = append(out, r)
+	}
+	// Names must be unique: they are directories.
+	seen := map[string]int{}
+	for i := range out {
+		seen[out[i].Name]++
+		if n := seen[out[i].Name]; n > 1 {
+			out[i].Name = fmt.Sprintf("%s-%d", out[i].Name, n)
+		}
+	}
+	return out
+}

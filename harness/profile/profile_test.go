@@ -1,0 +1,165 @@
+package profile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+const shipped = "../../profiles"
+
+func TestShippedProfilesLoad(t *testing.T) {
+	for _, name := range []string{"quick", "release-linux", "pgo-balanced-linux", "ci"} {
+		p, err := Load(name, shipped)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Name != name {
+			t.Errorf("%s: name %q", name, p.Name)
+		}
+		if len(p.Races()) == 0 {
+			t.Errorf("%s: no races", name)
+		}
+	}
+	q, _ := Load("quick", shipped)
+	if q.Scenario != "ping" || q.Pipelining != 10 || q.Connections != 100 || q.Pairs != 4 ||
+		q.Duration.D() != 5*time.Second || q.Warmup.D() != time.Second {
+		t.Errorf("quick: %+v", q)
+	}
+	r, _ := Load("release-linux", shipped)
+	if r.Pairs != 10 || r.Duration.D() != 10*time.Second || r.Warmup.D() != 2*time.Second || r.Workers != 4 {
+		t.Errorf("release-linux: %+v", r)
+	}
+	races := r.Races()
+	if len(races) != 2 || races[1].Scenario != "ping" || races[1].Pipelining != 1 || races[1].Connections != 100 || races[1].Name != "ping-p1" {
+		t.Errorf("release-linux races: %+v", races)
+	}
+	g, _ := Load("pgo-balanced-linux", shipped)
+	var names []string
+	for _, x := range g.Races() {
+		names = append(names, x.Scenario)
+	}
+	if strings.Join(names, ",") != "ping,params,json,stream" {
+		t.Errorf("pgo-balanced-linux scenarios: %v", names)
+	}
+	c, _ := Load("ci", shipped)
+	if c.Pairs != 2 || c.Duration.D() != 2*time.Second {
+		t.Errorf("ci: %+v", c)
+	}
+}
+
+func TestUnknownFieldNamed(t *testing.T) {
+	_, err := Parse([]byte(`{"pairs": 2, "pipelineing": 10}`))
+	if err == nil || !strings.Contains(err.Error(), `"pipelineing"`) {
+		t.Fatalf("want an error naming the unknown field, got %v", err)
+	}
+	_, err = Parse([]byte(`{"thresholds": {"max_p99": 3}}`))
+	if err == nil || !strings.Contains(err.Error(), `"max_p99"`) {
+		t.Fatalf("nested unknown field: got %v", err)
+	}
+}
+
+func TestMissingProfileMessage(t *testing.T) {
+	_, err := Load("nosuch", shipped)
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("want ErrNotFound, got %v", err)
+	}
+	for _, want := range []string{`"nosuch"`, "quick", "release-linux"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	if _, err := Load("/nonexistent/p.json", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("path: %v", err)
+	}
+}
+
+func TestParseValues(t *testing.T) {
+	p, err := Parse([]byte(`{"duration": 2.5, "warmup": "300ms", "scenarios": ["ping", "json"],
+		"thresholds": {"min_median_delta_pct": -1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Duration.D() != 2500*time.Millisecond || p.Warmup.D() != 300*time.Millisecond {
+		t.Errorf("durations: %v %v", p.Duration.D(), p.Warmup.D())
+	}
+	// Thresholds not given keep their defaults.
+	if p.Thresholds.MinMedianDeltaPct != -1 || p.Thresholds.MaxP99DeltaPct != Default().Thresholds.MaxP99DeltaPct {
+		t.Errorf("thresholds: %+v", p.Thresholds)
+	}
+	if got := p.ScenarioList(); len(got) != 2 {
+		t.Errorf("scenarios: %v", got)
+	}
+	for _, bad := range []string{`{"pairs": 0}`, `{"duration": "fast"}`, `{"pipelining": 0}`, `{"counters": "pmu"}`, `{"duration": "-1s"}`, `{`} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func TestFileByPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.json")
+	os.WriteFile(path, []byte(`{"pairs": 6}`), 0o644)
+	p, err := Load(path, "")
+	if err != nil || p.Pairs != 6 || p.Name != "mine" {
+		t.Fatalf("%+v %v", p, err)
+	}
+}
+
+func TestFlagOverrides(t *testing.T) {
+	p, err := Load("release-linux", shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
+	o := AddFlags(fs, "quick", false)
+	err = fs.Parse([]string{"--pairs", "3", "--duration", "1s", "--warmup", "0", "--pipelining", "1",
+		"--threshold", "-3", "--threshold", "max_p99_delta_pct=40", "--threshold", "counter.instructions=1",
+		"--cpus-server", "1", "--scenario", "params"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Apply(p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Pairs != 3 || p.Duration.D() != time.Second || p.Warmup != 0 || p.Pipelining != 1 || p.CPUsServer != "1" {
+		t.Errorf("overrides: %+v", p)
+	}
+	// Flags not given keep the profile's values.
+	if p.Connections != 100 || p.Cooldown.D() != 2*time.Second || p.Workers != 4 {
+		t.Errorf("untouched values changed: %+v", p)
+	}
+	if p.Thresholds.MinMedianDeltaPct != -3 || p.Thresholds.MaxP99DeltaPct != 40 || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
+		t.Errorf("thresholds: %+v", p.Thresholds)
+	}
+	// --scenario replaces the scenarios and drops the extra races.
+	if r := p.Races(); len(r) != 1 || r[0].Scenario != "params" {
+		t.Errorf("races after --scenario: %+v", r)
+	}
+}
+
+func TestBadFlagValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"--pairs", "0"},
+		{"--connections", "-1"},
+		{"--threshold", "fast"},
+		{"--threshold", "p42=1"},
+		{"--cooldown", "-1s"},
+		{"--counters", "pmu"},
+	} {
+		p := Default()
+		fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
+		o := AddFlags(fs, "quick", false)
+		if err := fs.Parse(args); err != nil {
+			continue // pflag rejected it already: fine
+		}
+		if err := o.Apply(&p); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
+	}
+}

@@ -1,0 +1,421 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// DefaultProfile is the profile race and matrix use without --profile.
+const DefaultProfile = "quick"
+
+// newFlagSet makes a flag set whose errors the command reports itself.
+func newFlagSet(name, usage string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {}
+	_ = usage
+	return fs
+}
+
+// parse parses args; it returns (exit, done): done with exit 0 after --help, 2 on a bad flag.
+func parse(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "%s\n\nFlags:\n%s", usage, fs.FlagUsages())
+			return 0, true
+		}
+		fmt.Fprintf(stderr, "bindrace %s: %v\nRun 'bindrace %s --help' for usage.\n", cmd, err, cmd)
+		return 2, true
+	}
+	return 0, false
+}
+
+// SignalContext is cancelled on SIGINT or SIGTERM with the cause "interrupted by SIGINT"; a
+// second signal stops every server at once and exits 2.
+func SignalContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			name := unix.SignalName(sig.(syscall.Signal))
+			fmt.Fprintf(stderr, "\nbindrace: %s: stopping servers and saving what was measured (again to quit at once)\n", name)
+			cancel(fmt.Errorf("interrupted by %s", name))
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			targets.StopAll()
+			fmt.Fprintln(stderr, "bindrace: second signal: servers stopped, exiting")
+			os.Exit(2)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+func loadProfile(o *profile.Overrides) (*profile.Profile, error) {
+	p, err := profile.Load(o.Profile, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Apply(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func openServerLog(path string, stderr io.Writer) (io.Writer, func(), error) {
+	switch path {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		return stderr, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--server-log: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}
+
+const raceUsage = `Usage: bindrace race --a TARGET --b TARGET [--profile NAME] [flags]
+
+Races two targets in balanced AB/BA pairs, one fresh server process per run, applies the
+profile's gate and writes results/<session>/ (summary.json, raw.json, manifest.json,
+summary.md, summary.csv, report.html). The headline verdict is the last line on stdout.
+
+Targets: binding, binding-plain, binding-static, uws, fasthttp, nethttp, cmd:<command with {port}>,
+reference (from $BINDRACE_REFERENCE). Flags given here override the profile.
+
+A profile with several scenarios or extra races writes one sub-session per race
+(results/<session>/<name>/) plus index.json; the overall verdict is the worst one.
+
+Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 error or incomplete session (a target that
+fails to start or to verify, dies mid-run, or SIGINT/SIGTERM: partial results are saved).`
+
+// RaceCommand is `bindrace race`.
+func RaceCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("race", raceUsage, stderr)
+	a := fs.String("a", "", "target A (the candidate)")
+	b := fs.String("b", "", "target B (the reference)")
+	ov := profile.AddFlags(fs, DefaultProfile, false)
+	out := fs.String("out", "", "session directory (default results/<timestamp>-<a>-vs-<b>)")
+	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
+	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parse(fs, "race", raceUsage, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bindrace race: unexpected argument %q\nRun 'bindrace race --help' for usage.\n", fs.Arg(0))
+		return 2
+	}
+	p, err := loadProfile(ov)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
+	}
+	logw, closeLog, err := openServerLog(*slog, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	ctx, stop := SignalContext(stderr)
+	defer stop()
+	defer targets.StopAll()
+	res := Race(ctx, Options{
+		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+	})
+	return res.Exit
+}
+
+const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
+
+Runs every target once per round, each round in an order shuffled from the seed (PCG; the seed
+defaults to a time-based one and is recorded), with a cooldown between runs. Reports per-target
+statistics and the correlation of normalized throughput with slot (position bias).
+
+Exit status: 0 done, 2 error or incomplete session.`
+
+// MatrixCommand is `bindrace matrix`.
+func MatrixCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("matrix", matrixUsage, stderr)
+	list := fs.String("targets", "", "comma-separated targets")
+	ov := profile.AddFlags(fs, DefaultProfile, true)
+	out := fs.String("out", "", "session directory (default results/<timestamp>-matrix-<targets>)")
+	seed := fs.Int64("seed", 0, "seed of the shuffled orders (default time-based; recorded)")
+	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parse(fs, "matrix", matrixUsage, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bindrace matrix: unexpected argument %q\nRun 'bindrace matrix --help' for usage.\n", fs.Arg(0))
+		return 2
+	}
+	var names []string
+	for _, t := range strings.Split(*list, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			names = append(names, t)
+		}
+	}
+	if len(names) < 2 {
+		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
+		return 2
+	}
+	p, err := loadProfile(ov)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
+		return 2
+	}
+	logw, closeLog, err := openServerLog(*slog, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	ctx, stop := SignalContext(stderr)
+	defer stop()
+	defer targets.StopAll()
+	return Matrix(ctx, Options{
+		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+	})
+}
+
+const gateUsage = `Usage: bindrace gate DIR [--baseline DIR|summary.json] [--threshold ...]
+
+Re-applies the gate to a saved race session (or each sub-session of a multi-race session) and
+prints the reasons and the headline. Thresholds are those stored in the session unless
+--threshold overrides them. With --baseline, per-response counter limits are checked against the
+baseline session; throughput is always judged by the ratios measured inside DIR, never by an
+absolute figure carried from another session.
+
+Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 error or incomplete session.`
+
+// GateCommand is `bindrace gate`.
+func GateCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("gate", gateUsage, stderr)
+	baseline := fs.String("baseline", "", "baseline session directory or its summary.json")
+	var ths []string
+	fs.StringArrayVar(&ths, "threshold", nil, "override a threshold (as for race): a number = min_median_delta_pct, or name=value")
+	asJSON := fs.Bool("json", false, "print the re-gated summary.json on stdout")
+	if code, done := parse(fs, "gate", gateUsage, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "bindrace gate: give exactly one session directory\nRun 'bindrace gate --help' for usage.")
+		return 2
+	}
+	dir := fs.Arg(0)
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "bindrace gate: %v\n", err)
+		return 2
+	}
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return fail(err)
+	}
+	type sub struct{ name, dir string }
+	var subs []sub
+	switch kind {
+	case "race":
+		subs = []sub{{"", session.DirOf(dir)}}
+	case "race-set":
+		ix, err := session.LoadIndex(dir)
+		if err != nil {
+			return fail(err)
+		}
+		for _, e := range ix.Sessions {
+			subs = append(subs, sub{e.Name, filepath.Join(session.DirOf(dir), e.Dir)})
+		}
+	default:
+		return fail(fmt.Errorf("%s is a %s session: the gate applies to races", dir, kind))
+	}
+	verdict := session.Pass
+	var outs []*session.Summary
+	for _, sb := range subs {
+		s, err := session.LoadSummary(sb.dir)
+		if err != nil {
+			return fail(err)
+		}
+		if len(ths) > 0 {
+			p := profile.Default()
+			p.Thresholds = s.Thresholds
+			o := &profile.Overrides{Thresholds: ths}
+			if err := o.Apply(&p); err != nil {
+				return fail(err)
+			}
+			s.Thresholds = p.Thresholds
+		}
+		var base *session.Summary
+		if *baseline != "" {
+			if base, err = loadBaseline(*baseline, sb.name); err != nil {
+				return fail(fmt.Errorf("--baseline: %w", err))
+			}
+		}
+		gate.Apply(s, base)
+		verdict = Worst(verdict, s.Verdict)
+		outs = append(outs, s)
+	}
+	if *asJSON {
+		if len(outs) == 1 {
+			printJSON(stdout, outs[0])
+		} else {
+			printJSON(stdout, outs)
+		}
+		return gate.ExitCode(verdict)
+	}
+	for i, s := range outs {
+		if subs[i].name != "" {
+			fmt.Fprintf(stdout, "[%s]\n", subs[i].name)
+		}
+		for _, r := range s.Reasons {
+			fmt.Fprintf(stdout, "  %s\n", r)
+		}
+		fmt.Fprintln(stdout, s.Headline)
+	}
+	if len(outs) > 1 {
+		fmt.Fprintf(stdout, "overall %s\n", verdict)
+	}
+	return gate.ExitCode(verdict)
+}
+
+// loadBaseline reads the baseline summary; for a multi-race baseline the sub-session of the
+// same name (or the only one).
+func loadBaseline(path, name string) (*session.Summary, error) {
+	kind, err := session.Kind(path)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "race":
+		return session.LoadSummary(path)
+	case "race-set":
+		ix, err := session.LoadIndex(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ix.Sessions {
+			if e.Name == name || (name == "" && len(ix.Sessions) == 1) {
+				return session.LoadSummary(filepath.Join(session.DirOf(path), e.Dir))
+			}
+		}
+		return nil, fmt.Errorf("%s has no sub-session %q", path, name)
+	}
+	return nil, fmt.Errorf("%s is a %s session, not a race", path, kind)
+}
+
+const reportUsage = `Usage: bindrace report DIR [--format md|html|csv|json|benchfmt]
+
+Renders a saved session on stdout. Without --format it (re)writes summary.md, summary.csv and
+report.html into DIR.`
+
+// ReportCommand is `bindrace report`.
+func ReportCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", reportUsage, stderr)
+	format := fs.String("format", "", "md, html, csv, json or benchfmt (default: rewrite the report files)")
+	if code, done := parse(fs, "report", reportUsage, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "bindrace report: give exactly one session directory\nRun 'bindrace report --help' for usage.")
+		return 2
+	}
+	dir := session.DirOf(fs.Arg(0))
+	if _, err := session.Kind(dir); err != nil {
+		fmt.Fprintf(stderr, "bindrace report: %v\n", err)
+		return 2
+	}
+	switch *format {
+	case "":
+		if err := rewriteReports(dir); err != nil {
+			fmt.Fprintf(stderr, "bindrace report: %v\n", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "wrote the reports in %s\n", dir)
+		return 0
+	case "md", "html", "csv", "json", "benchfmt":
+	default:
+		fmt.Fprintf(stderr, "bindrace report: bad flag value --format %q (want md, html, csv, json or benchfmt)\n", *format)
+		return 2
+	}
+	if err := renderReport(stdout, dir, *format); err != nil {
+		fmt.Fprintf(stderr, "bindrace report: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// rewriteReports re-renders a session's report files (each sub-session of a race set).
+func rewriteReports(dir string) error {
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return err
+	}
+	if kind != "race-set" {
+		return writeReports(dir)
+	}
+	ix, err := session.LoadIndex(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range ix.Sessions {
+		errs = append(errs, writeReports(filepath.Join(dir, e.Dir)))
+	}
+	return errors.Join(errs...)
+}
+
+// renderReport prints one format; a race set prints each sub-session in turn.
+func renderReport(w io.Writer, dir, format string) error {
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return err
+	}
+	if kind != "race-set" {
+		return renderOne(w, dir, format)
+	}
+	ix, err := session.LoadIndex(dir)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		return renderOne(w, dir, format)
+	}
+	for i, e := range ix.Sessions {
+		if i > 0 && (format == "md" || format == "benchfmt") {
+			fmt.Fprintln(w)
+		}
+		if err := renderOne(w, filepath.Join(dir, e.Dir), format); err != nil {
+			return err
+		}
+	}
+	return nil
+}

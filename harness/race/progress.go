@@ -1,0 +1,109 @@
+package race
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Progress prints what the session is doing on stderr: one updating line on a terminal
+// ("pair 3/10 AB binding  measuring 4.1s  482,113 rps"), plain log lines otherwise.
+type Progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	shown bool // a status line is on screen
+	last  time.Time
+}
+
+// NewProgress writes to w; it updates a line in place only when w is a terminal.
+func NewProgress(w io.Writer) *Progress {
+	return &Progress{w: w, tty: IsTerminal(w)}
+}
+
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// Status shows the current state of a run. On a terminal it rewrites one line; elsewhere it
+// is silent (Logf carries the plain log lines).
+func (p *Progress) Status(label, phase string, elapsed time.Duration, rps float64) {
+	if p == nil || !p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("%s  %s %.1fs", label, phase, elapsed.Seconds())
+	if rps > 0 {
+		line += "  " + Thousands(rps) + " rps"
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	p.shown = true
+}
+
+// Logf prints one log line (clearing the status line on a terminal first).
+func (p *Progress) Logf(format string, args ...any) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	if p.tty {
+		fmt.Fprint(p.w, msg)
+	} else {
+		fmt.Fprintf(p.w, "%s %s", time.Now().Format("15:04:05"), msg)
+	}
+}
+
+// Done clears the status line.
+func (p *Progress) Done() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// Thousands formats a number with thousands separators: 482113.4 -> "482,113".
+func Thousands(v float64) string {
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

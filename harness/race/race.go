@@ -1,0 +1,421 @@
+package race
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
+)
+
+// Options configure a race or a matrix.
+type Options struct {
+	A, B    string   // race
+	Targets []string // matrix
+
+	Profile *profile.Profile // after the flag overrides
+	Seed    int64            // matrix order; race: bootstrap resampling
+	SeedSet bool
+
+	Out       string   // session directory; "" = <repo>/results/<session>
+	JSON      bool     // stdout: summary.json only
+	Command   []string // the full command line, recorded
+	Stdout    io.Writer
+	Stderr    io.Writer
+	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
+}
+
+// Errors that map to exit status 2 before anything was measured.
+type setupError struct{ error }
+
+func (e setupError) Unwrap() error { return e.error }
+
+// planOf turns a profile into a Plan, filling the CPU split for this machine.
+func planOf(p *profile.Profile) (Plan, error) {
+	pl := Plan{
+		Profile: p.Name, Connections: p.Connections, Pipelining: p.Pipelining, Workers: p.Workers,
+		Threads: p.Threads, Warmup: p.Warmup.D(), Duration: p.Duration.D(), Settle: p.Settle.D(),
+		Cooldown: p.Cooldown.D(), CPUsServer: p.CPUsServer, CPUsClient: p.CPUsClient,
+		Counters: p.Counters, StartTimeout: 30 * time.Second,
+	}
+	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
+		if err := CheckCPUs(list); err != nil {
+			return pl, fmt.Errorf("bad flag value %s: %w", flag, err)
+		}
+	}
+	switch {
+	case pl.CPUsServer == "" && pl.CPUsClient == "":
+		pl.CPUsServer, pl.CPUsClient = DefaultCPUs(runtime.NumCPU())
+	case pl.CPUsClient == "":
+		pl.CPUsClient = Complement(pl.CPUsServer, runtime.NumCPU())
+	case pl.CPUsServer == "":
+		pl.CPUsServer = Complement(pl.CPUsClient, runtime.NumCPU())
+	}
+	return pl, nil
+}
+
+func (o *Options) shape(pl Plan, sc string, conns, pipe int) session.Shape {
+	return session.Shape{
+		Profile: pl.Profile, Scenario: sc, Connections: conns, Pipelining: pipe,
+		Workers: pl.clientWorkers(), WarmupS: pl.Warmup.Seconds(), DurationS: pl.Duration.Seconds(),
+		CooldownS: pl.Cooldown.Seconds(), CPUsServer: pl.CPUsServer, CPUsClient: pl.CPUsClient,
+		Command: o.Command,
+	}
+}
+
+// resultsDir is where sessions go when --out is not given.
+func resultsDir() string {
+	if r := session.Root(); r != "" {
+		return filepath.Join(r, "results")
+	}
+	return "results"
+}
+
+// scenariosOf looks up every scenario named by the races.
+func scenariosOf(races []profile.Race) ([]scenario.Scenario, map[string]scenario.Scenario, error) {
+	var list []scenario.Scenario
+	by := map[string]scenario.Scenario{}
+	for _, r := range races {
+		if _, ok := by[r.Scenario]; ok {
+			continue
+		}
+		sc, err := scenario.ByName(r.Scenario)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bad flag value --scenario: %w", err)
+		}
+		by[r.Scenario] = sc
+		list = append(list, sc)
+	}
+	return list, by, nil
+}
+
+// interruptReason is why ctx ended, for the Incomplete field.
+func interruptReason(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+			return c.Error()
+		}
+		return "interrupted"
+	}
+	return err.Error()
+}
+
+// RaceResult is what Race leaves: the summaries (one per sub-race) and the exit status.
+type RaceResult struct {
+	Dir       string
+	Summaries []*session.Summary
+	Verdict   string
+	Exit      int
+}
+
+// Race runs a race session and writes its files. It prints the headline last on stdout (or
+// summary.json with JSON). Errors before any measurement return exit 2 with a message on
+// stderr and no session directory.
+func Race(ctx context.Context, o Options) RaceResult {
+	prog := NewProgress(o.Stderr)
+	failSetup := func(err error) RaceResult {
+		prog.Done()
+		fmt.Fprintf(o.Stderr, "bindrace race: %v\n", err)
+		return RaceResult{Exit: 2, Verdict: session.Incomplete}
+	}
+	if o.A == "" || o.B == "" {
+		return failSetup(errors.New("both --a and --b are required (e.g. --a binding --b uws)"))
+	}
+	pl, err := planOf(o.Profile)
+	if err != nil {
+		return failSetup(err)
+	}
+	races := o.Profile.Races()
+	scs, byName, err := scenariosOf(races)
+	if err != nil {
+		return failSetup(err)
+	}
+	if !o.SeedSet {
+		o.Seed = NewSeed()
+	}
+	eng := newEngine(pl, prog, o.ServerLog)
+	defer eng.stopAll()
+	if err := eng.resolve(o.A, o.B); err != nil {
+		return failSetup(err)
+	}
+	started := time.Now().UTC()
+	man := session.Collect(session.CollectOptions{Root: session.Root(), Command: o.Command})
+	man.Targets = map[string]map[string]string{o.A: eng.resolved[o.A].Versions(), o.B: eng.resolved[o.B].Versions()}
+	man.Method = methodLines(pl)
+	for _, w := range man.Warnings {
+		prog.Logf("warning: %s", w)
+	}
+
+	restore, err := PinSelf(pl.CPUsClient)
+	if err != nil {
+		return failSetup(err)
+	}
+	defer restore()
+
+	prog.Logf("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q",
+		o.A, o.B, pl.Profile, racesText(races), o.Profile.Pairs, pl.Duration, pl.Warmup, pl.CPUsServer, pl.CPUsClient)
+	if err := eng.preflight(ctx, []string{o.A, o.B}, scs); err != nil {
+		if ctx.Err() != nil {
+			return failSetup(errors.New(interruptReason(ctx, err) + " before measuring; nothing saved"))
+		}
+		return failSetup(err)
+	}
+
+	dir := o.Out
+	if dir == "" {
+		dir = filepath.Join(resultsDir(), session.Name(started, o.A, o.B))
+	}
+	if err := session.CreateDir(dir); err != nil {
+		return failSetup(err)
+	}
+	multi := len(races) > 1
+	res := RaceResult{Dir: dir}
+	var writeErr error // a session file that could not be written makes the exit status 2
+	stopped := ""      // set when a sub-race was cut short: the later ones are not run
+	bVersion := upstreamVersion(eng.resolved[o.B].Versions(), o.B)
+
+	for ri, r := range races {
+		sdir := dir
+		if multi {
+			sdir = filepath.Join(dir, session.SafeName(r.Name))
+			if err := os.MkdirAll(sdir, 0o755); err != nil {
+				return failSetup(err)
+			}
+		}
+		s := &session.Summary{}
+		if stopped != "" {
+			// Not run: recorded so the index shows every race the profile asked for.
+			*s = session.Summary{Kind: "race", A: o.A, B: o.B, Scenario: r.Scenario, Thresholds: o.Profile.Thresholds,
+				Incomplete: "not run: " + stopped}
+		} else {
+			prefix := ""
+			if multi {
+				prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(races), r.Name)
+			}
+			var raw []session.Run
+			var pairs []session.Pair
+			var cut error
+			pairs, raw, cut = racePairs(ctx, eng, o, r, byName[r.Scenario], prefix, ri == len(races)-1)
+			*s = stats.Summarize(pairs, o.Profile.Thresholds, o.Seed)
+			s.A, s.B, s.Scenario = o.A, o.B, r.Scenario
+			if cut != nil {
+				s.Incomplete = interruptReason(ctx, cut)
+				stopped = s.Incomplete
+			}
+			if err := session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}); err != nil {
+				prog.Logf("error: %v", err)
+				writeErr = err
+			}
+		}
+		s.Connections, s.Pipelining = r.Connections, r.Pipelining
+		s.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
+		s.Shape.Pairs = o.Profile.Pairs
+		s.Shape.Seed = o.Seed
+		s.BVersion = bVersion
+		s.CountersMode = pl.Counters
+		s.CountersUnsupported = eng.unsupportedCounters()
+		if s.Counters == nil {
+			s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
+		}
+		for _, w := range man.Warnings {
+			s.Warnings = stats.AppendWarning(s.Warnings, w)
+		}
+		s.Started, s.Finished = started, time.Now().UTC()
+		gate.Apply(s, nil)
+		if err := writeRace(sdir, s, man); err != nil {
+			prog.Logf("error: %v", err)
+			writeErr = err
+		}
+		res.Summaries = append(res.Summaries, s)
+	}
+	prog.Done()
+
+	res.Verdict = session.Pass
+	for _, s := range res.Summaries {
+		res.Verdict = Worst(res.Verdict, s.Verdict)
+	}
+	if multi {
+		ix := session.Index{Kind: "race-set", Verdict: res.Verdict, Started: started, Finished: time.Now().UTC()}
+		for _, s := range res.Summaries {
+			name := races[len(ix.Sessions)].Name
+			ix.Sessions = append(ix.Sessions, session.IndexEntry{Name: name, Dir: session.SafeName(name), Verdict: s.Verdict, Headline: s.Headline})
+		}
+		ix.Headline = overallHeadline(ix)
+		if err := session.WriteJSON(filepath.Join(dir, session.IndexFile), ix); err != nil {
+			prog.Logf("error: %v", err)
+			writeErr = err
+		}
+		if err := session.WriteJSON(filepath.Join(dir, session.ManifestFile), man); err != nil {
+			prog.Logf("error: %v", err)
+			writeErr = err
+		}
+		if o.JSON {
+			printJSON(o.Stdout, raceSetJSON{Index: ix, Summaries: res.Summaries})
+		} else {
+			for i, s := range res.Summaries {
+				fmt.Fprintf(o.Stdout, "%s: %s\n", ix.Sessions[i].Name, s.Headline)
+			}
+			fmt.Fprintf(o.Stderr, "results: %s\n", dir)
+			fmt.Fprintln(o.Stdout, ix.Headline)
+		}
+	} else {
+		s := res.Summaries[0]
+		if o.JSON {
+			printJSON(o.Stdout, s)
+		} else {
+			for _, r := range s.Reasons {
+				fmt.Fprintf(o.Stderr, "  %s\n", r)
+			}
+			for _, w := range s.Warnings {
+				fmt.Fprintf(o.Stderr, "  warning: %s\n", w)
+			}
+			fmt.Fprintf(o.Stderr, "results: %s\n", dir)
+			fmt.Fprintln(o.Stdout, s.Headline)
+		}
+	}
+	res.Exit = gate.ExitCode(res.Verdict)
+	if writeErr != nil {
+		fmt.Fprintf(o.Stderr, "bindrace race: results incomplete on disk: %v\n", writeErr)
+		res.Exit = 2
+	}
+	return res
+}
+
+type raceSetJSON struct {
+	session.Index
+	Summaries []*session.Summary `json:"summaries"`
+}
+
+// racePairs measures the pairs of one race. On an interrupt or a dead/broken target it stops
+// and returns what it has (a half-measured pair included, its missing run carrying the error).
+func racePairs(ctx context.Context, eng *engine, o Options, r profile.Race, sc scenario.Scenario, prefix string, lastRace bool) ([]session.Pair, []session.Run, error) {
+	n := o.Profile.Pairs
+	var pairs []session.Pair
+	var raw []session.Run
+	for i := 0; i < n; i++ {
+		order := PairOrder(i)
+		seq := []string{o.A, o.B}
+		if order == "BA" {
+			seq = []string{o.B, o.A}
+		}
+		p := session.Pair{Index: i, Order: order}
+		assign := func(slot int, run session.Run) {
+			if (order == "AB") == (slot == 0) {
+				p.A = run
+			} else {
+				p.B = run
+			}
+		}
+		var cut error
+		for slot, name := range seq {
+			if cut != nil {
+				assign(slot, session.Run{Target: name, Scenario: sc.Name, Slot: slot, Error: "not run: session stopped"})
+				continue
+			}
+			label := fmt.Sprintf("%spair %d/%d %s %s", prefix, i+1, n, order, name)
+			run, err := eng.measure(ctx, runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label})
+			raw = append(raw, run)
+			assign(slot, run)
+			if err != nil {
+				eng.prog.Logf("%s: %v", label, err)
+				cut = err
+				continue
+			}
+			last := lastRace && i == n-1 && slot == len(seq)-1
+			if !last && !eng.cooldown(ctx, label) {
+				cut = fmt.Errorf("%w during cooldown", ErrInterrupted)
+			}
+		}
+		pairs = append(pairs, p)
+		if cut != nil {
+			return pairs, raw, cut
+		}
+	}
+	return pairs, raw, nil
+}
+
+// writeRace writes summary.json and manifest.json, then the rendered reports.
+func writeRace(dir string, s *session.Summary, man *session.Manifest) error {
+	if err := session.WriteJSON(filepath.Join(dir, session.SummaryFile), s); err != nil {
+		return err
+	}
+	if err := session.WriteJSON(filepath.Join(dir, session.ManifestFile), man); err != nil {
+		return err
+	}
+	return writeReports(dir)
+}
+
+// Worst orders verdicts INCOMPLETE > FAIL > INCONCLUSIVE > PASS.
+func Worst(a, b string) string {
+	rank := func(v string) int {
+		switch v {
+		case session.Pass:
+			return 0
+		case session.Inconclusive:
+			return 1
+		case session.Fail:
+			return 2
+		default:
+			return 3
+		}
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+func overallHeadline(ix session.Index) string {
+	var parts []string
+	for _, e := range ix.Sessions {
+		parts = append(parts, e.Name+" "+e.Verdict)
+	}
+	return fmt.Sprintf("overall %s: the worst of %d races (%s)", ix.Verdict, len(ix.Sessions), strings.Join(parts, ", "))
+}
+
+func racesText(rs []profile.Race) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s (%d connections, pipelining %d)", r.Scenario, r.Connections, r.Pipelining))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func methodLines(pl Plan) []string {
+	return []string{
+		"one fresh server process per measurement: start, verify, warm up, settle, measure, stop, cool down",
+		fmt.Sprintf("warm-up %s (excluded from every figure), settle %s, measured window %s, cooldown %s", pl.Warmup, pl.Settle, pl.Duration, pl.Cooldown),
+		fmt.Sprintf("server on CPUs %q with %d thread(s); load generator on CPUs %q with %d worker(s)", pl.CPUsServer, pl.serverThreads(), pl.CPUsClient, pl.clientWorkers()),
+		fmt.Sprintf("client-bound when the server used under %.0f%% of its %g allotted core(s) during the window", ClientBoundFraction*100, pl.allottedCores()),
+	}
+}
+
+// upstreamVersion picks the version the headline shows for B ("pinned 20.30.0").
+func upstreamVersion(v map[string]string, name string) string {
+	for _, k := range []string{"@trufflesuite/uws-js-unofficial", name, "manifest.version", "go"} {
+		if s := v[k]; s != "" && s != "unknown" {
+			return s
+		}
+	}
+	return ""
+}
+
+func printJSON(w io.Writer, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(w, "{\"error\": %q}\n", err.Error())
+		return
+	}
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,479 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/load"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// Plan is how every run of a session is measured (a profile after the flags).
+type Plan struct {
+	Profile     string
+	Connections int
+	Pipelining  int
+	Workers     int
+	Threads     int // server threads; 0 = one per server CPU
+	Warmup      time.Duration
+	Duration    time.Duration
+	Settle      time.Duration
+	Cooldown    time.Duration
+	CPUsServer  string
+	CPUsClient  string
+	Counters    string // "" or "perf"
+	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
+	StartTimeout time.Duration
+}
+
+// serverThreads is the thread count passed to a server.
+func (p Plan) serverThreads() int {
+	if p.Threads > 0 {
+		return p.Threads
+	}
+	return CountCPUs(p.CPUsServer)
+}
+
+// allottedCores is how many cores the server could keep busy: its CPUs, or fewer threads.
+func (p Plan) allottedCores() float64 {
+	n := CountCPUs(p.CPUsServer)
+	if t := p.serverThreads(); t > 0 && t < n {
+		n = t
+	}
+	return float64(n)
+}
+
+// clientWorkers caps the workers to the client's CPUs (release-linux asks for 4; a 2-core
+// machine has one client CPU).
+func (p Plan) clientWorkers() int {
+	w := p.Workers
+	if w <= 0 {
+		w = 1
+	}
+	if n := CountCPUs(p.CPUsClient); w > n {
+		w = n
+	}
+	return w
+}
+
+// ClientBoundFraction: a server using less than this share of its allotted cores during the
+// window was not saturated, so the load generator limited the run.
+const ClientBoundFraction = 0.90
+
+// ErrTargetDied is wrapped when a server process exits during a run.
+var ErrTargetDied = errors.New("target exited during the run")
+
+type diedError struct{ msg string }
+
+func (e diedError) Error() string        { return e.msg }
+func (e diedError) Is(target error) bool { return target == ErrTargetDied }
+
+// ErrInterrupted is wrapped when the session was cancelled (SIGINT/SIGTERM).
+var ErrInterrupted = errors.New("interrupted")
+
+// engine runs the measurements of one session.
+type engine struct {
+	plan     Plan
+	prog     *Progress
+	log      io.Writer // server output
+	resolved map[string]*targets.Target
+	artefact map[string]int64
+
+	mu   sync.Mutex
+	live map[*targets.Server]bool // servers started and not yet stopped
+
+	unsupported map[string]string // counters that could not be read, with the reason
+}
+
+func newEngine(plan Plan, prog *Progress, log io.Writer) *engine {
+	if log == nil {
+		log = io.Discard
+	}
+	return &engine{plan: plan, prog: prog, log: log, resolved: map[string]*targets.Target{},
+		artefact: map[string]int64{}, live: map[*targets.Server]bool{}, unsupported: map[string]string{}}
+}
+
+// resolve resolves every name once; an unknown name is an error naming it.
+func (e *engine) resolve(names ...string) error {
+	for _, n := range names {
+		if _, ok := e.resolved[n]; ok {
+			continue
+		}
+		t, err := targets.Resolve(n)
+		if err != nil {
+			return err
+		}
+		e.resolved[n] = t
+		if _, size, err := t.Artifact(); err == nil {
+			e.artefact[n] = size
+		}
+	}
+	return nil
+}
+
+func (e *engine) start(ctx context.Context, name string) (*targets.Server, error) {
+	t := e.resolved[name]
+	srv, err := t.Start(ctx, targets.StartOptions{
+		Threads:      e.plan.serverThreads(),
+		CPUs:         e.plan.CPUsServer,
+		StartTimeout: e.plan.StartTimeout,
+		Log:          e.log,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("target %s: %w while starting", name, ErrInterrupted)
+		}
+		return nil, fmt.Errorf("target %s failed to start: %w", name, err)
+	}
+	e.mu.Lock()
+	e.live[srv] = true
+	e.mu.Unlock()
+	return srv, nil
+}
+
+func (e *engine) stop(srv *targets.Server) {
+	e.mu.Lock()
+	live := e.live[srv]
+	delete(e.live, srv)
+	e.mu.Unlock()
+	if live {
+		if err := srv.Stop(); err != nil {
+			e.prog.Logf("warning: stopping %s (pid %d): %v", srv.Target, srv.Pid, err)
+		}
+	}
+}
+
+// stopAll stops every server still running (the safety net behind each run's own Stop).
+func (e *engine) stopAll() {
+	e.mu.Lock()
+	var all []*targets.Server
+	for s := range e.live {
+		all = append(all, s)
+	}
+	e.mu.Unlock()
+	for _, s := range all {
+		e.stop(s)
+	}
+}
+
+// preflight starts each target once and verifies every scenario of the session before
+// anything is measured: a target that serves a wrong answer gets no number.
+func (e *engine) preflight(ctx context.Context, names []string, scs []scenario.Scenario) error {
+	for _, n := range names {
+		e.prog.Logf("verifying %s (%s)", n, scenarioNames(scs))
+		srv, err := e.start(ctx, n)
+		if err != nil {
+			return err
+		}
+		verr := targets.Verify(ctx, n, srv.Addr(), scs)
+		e.stop(srv)
+		if verr != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w during verification of %s", ErrInterrupted, n)
+			}
+			return fmt.Errorf("target %s failed verification: %w", n, verr)
+		}
+	}
+	return nil
+}
+
+func scenarioNames(scs []scenario.Scenario) string {
+	var n []string
+	for _, s := range scs {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// runSpec says what one run measures.
+type runSpec struct {
+	target      string
+	sc          scenario.Scenario
+	connections int
+	pipelining  int
+	slot        int
+	label       string // for progress: "pair 3/10 AB binding"
+}
+
+// measure runs one fresh server process: start, verify, warm up, settle, measure, stop. The
+// returned Run carries what was measured even when err != nil (Run.Error is then set).
+func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err error) {
+	run = session.Run{Target: rs.target, Scenario: rs.sc.Name, Slot: rs.slot, ArtifactBytes: e.artefact[rs.target]}
+	defer func() {
+		if err != nil {
+			run.Error = err.Error()
+			run.ClientBound = false // a cut-short window says nothing about saturation
+		}
+	}()
+	if ctx.Err() != nil {
+		return run, ErrInterrupted
+	}
+	e.prog.Status(rs.label, "starting", 0, 0)
+	srv, err := e.start(ctx, rs.target)
+	if err != nil {
+		return run, err
+	}
+	defer e.stop(srv)
+	run.StartupMs = ms(srv.Startup)
+
+	// The run's context ends when the session is cancelled or the server dies.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var died bool
+	var diedMu sync.Mutex
+	watchDone := make(chan struct{})
+	defer close(watchDone)
+	go func() {
+		select {
+		case <-srv.Exited():
+			diedMu.Lock()
+			died = true
+			diedMu.Unlock()
+			cancel()
+		case <-watchDone:
+		case <-rctx.Done():
+		}
+	}()
+	hasDied := func() bool {
+		diedMu.Lock()
+		defer diedMu.Unlock()
+		if died {
+			return true
+		}
+		select {
+		case <-srv.Exited():
+			return true
+		default:
+			return false
+		}
+	}
+	fail := func(what string, ferr error) error {
+		// Cancelling the session stops the server too, so the interrupt is checked first.
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w during %s of %s", ErrInterrupted, what, rs.target)
+		}
+		if hasDied() {
+			why := ""
+			if xe := srv.ExitError(); xe != nil {
+				why = ": " + xe.Error()
+			}
+			return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", rs.target, srv.Pid, what, why)}
+		}
+		return fmt.Errorf("target %s, %s: %w", rs.target, what, ferr)
+	}
+
+	e.prog.Status(rs.label, "verifying", 0, 0)
+	if verr := targets.Verify(rctx, rs.target, srv.Addr(), []scenario.Scenario{rs.sc}); verr != nil {
+		if hasDied() || ctx.Err() != nil {
+			return run, fail("verification", verr)
+		}
+		return run, fmt.Errorf("target %s failed verification: %w", rs.target, verr)
+	}
+
+	cfg := load.Config{
+		Addr:        srv.Addr(),
+		Requests:    [][]byte{rs.sc.Request(srv.Addr())},
+		Connections: rs.connections,
+		Pipelining:  rs.pipelining,
+		Workers:     e.plan.clientWorkers(),
+		Timeout:     10 * time.Second,
+	}
+	progress := func(phase string) func(load.Progress) {
+		return func(p load.Progress) {
+			e.prog.Status(rs.label, phase, p.Elapsed, p.Rate)
+		}
+	}
+
+	// Warm-up as its own load when a settle pause follows it; otherwise inside the measured
+	// load's warm-up phase. Either way it is excluded from every figure.
+	measureWarmup := e.plan.Warmup
+	if e.plan.Settle > 0 && e.plan.Warmup > 0 {
+		wc := cfg
+		wc.Duration, wc.Warmup = e.plan.Warmup, 0
+		if _, werr := load.Run(rctx, wc, load.Hooks{Progress: progress("warm-up")}); werr != nil || hasDied() || ctx.Err() != nil {
+			return run, fail("warm-up", werr)
+		}
+		e.prog.Status(rs.label, "settling", 0, 0)
+		if !sleep(rctx, e.plan.Settle) {
+			return run, fail("settle", rctx.Err())
+		}
+		// A short ramp so connections are open and pipelines full when the window opens.
+		measureWarmup = min(100*time.Millisecond, e.plan.Warmup)
+	}
+	cfg.Warmup, cfg.Duration = measureWarmup, e.plan.Duration
+
+	var (
+		hmu              sync.Mutex
+		u0, u1           targets.Usage
+		u0err, u1err     error
+		t0, t1           time.Time
+		perf             counters.PerfSession
+		perfErr          error
+		totals           counters.Totals
+		started, stopped bool
+	)
+	hooks := load.Hooks{
+		MeasureStart: func() {
+			hmu.Lock()
+			defer hmu.Unlock()
+			started = true
+			u0, u0err = srv.Usage()
+			t0 = time.Now()
+			if e.plan.Counters == "perf" {
+				perf, perfErr = counters.StartPerf(srv.Pid)
+			}
+		},
+		MeasureEnd: func() {
+			hmu.Lock()
+			defer hmu.Unlock()
+			if !started || stopped {
+				return
+			}
+			stopped = true
+			t1 = time.Now()
+			u1, u1err = srv.Usage()
+			if perf != nil {
+				totals, perfErr = perf.Stop()
+				perf = nil
+			}
+		},
+		Progress: func(p load.Progress) {
+			phase := "measuring"
+			if p.Phase == "warmup" {
+				phase = "warm-up"
+			}
+			e.prog.Status(rs.label, phase, p.Elapsed, p.Rate)
+		},
+	}
+	res, lerr := load.Run(rctx, cfg, hooks)
+	hmu.Lock()
+	if perf != nil { // MeasureEnd never came (load failed): close the counters
+		perf.Stop()
+		perf = nil
+	}
+	hmu.Unlock()
+
+	if res != nil {
+		run.Responses = res.Responses
+		run.RPS = res.RPS
+		run.DurationS = res.Elapsed.Seconds()
+		run.P50Ms, run.P95Ms, run.P99Ms = res.Latency.P50, res.Latency.P95, res.Latency.P99
+		run.P999Ms, run.MaxMs = res.Latency.P999, res.Latency.Max
+		if len(res.Errors) > 0 {
+			run.ErrorsByKind = map[string]int64{}
+			for k, v := range res.Errors {
+				if v != 0 {
+					run.ErrorsByKind[k] = v
+					run.Errors += v
+				}
+			}
+			if len(run.ErrorsByKind) == 0 {
+				run.ErrorsByKind = nil
+			}
+		}
+	}
+	if started && stopped && u0err == nil && u1err == nil {
+		wall := t1.Sub(t0).Seconds()
+		cpu := u1.CPUSeconds - u0.CPUSeconds
+		if wall > 0 {
+			run.ServerCPUPct = round2(cpu / wall * 100)
+			run.ClientBound = run.ServerCPUPct < ClientBoundFraction*100*e.plan.allottedCores()
+		}
+		if cpu > 0 && res != nil {
+			run.RPSPerCPUSecond = round2(float64(res.Responses) / cpu)
+		}
+		run.RSSMiB = mib(u0.RSSBytes)
+	} else if u0err != nil || u1err != nil {
+		e.prog.Logf("warning: %s: server CPU/RSS not sampled: %v", rs.target, errors.Join(u0err, u1err))
+	}
+
+	if lerr != nil || hasDied() || ctx.Err() != nil {
+		return run, fail("the measurement", lerr)
+	}
+
+	// After the window: peak RSS and heap (the heap route is never requested under load).
+	if u, uerr := srv.Usage(); uerr == nil {
+		run.PeakRSSMiB = mib(u.PeakRSSBytes)
+		if run.RSSMiB == 0 {
+			run.RSSMiB = mib(u.RSSBytes)
+		}
+	}
+	if h, herr := srv.Heap(); herr == nil && h > 0 {
+		run.HeapMiB = mib(h)
+	}
+	if e.plan.Counters == "perf" {
+		if perfErr != nil {
+			e.unsupported["perf"] = perfErr.Error()
+		} else if started && stopped {
+			run.Counters = counters.PerResponse(totals, run.Responses)
+			for k, why := range totals.Unsupported {
+				e.unsupported[k] = why
+			}
+		}
+	}
+	if hasDied() {
+		return run, fail("the measurement", nil)
+	}
+	e.stop(srv)
+	e.prog.Logf("%s: %s rps  p99 %.2f ms  server CPU %.0f%%  errors %d", rs.label, Thousands(run.RPS), run.P99Ms, run.ServerCPUPct, run.Errors)
+	return run, nil
+}
+
+// cooldown pauses between runs; false if the session was cancelled.
+func (e *engine) cooldown(ctx context.Context, label string) bool {
+	if e.plan.Cooldown <= 0 {
+		return ctx.Err() == nil
+	}
+	e.prog.Status(label, "cooldown", 0, 0)
+	return sleep(ctx, e.plan.Cooldown)
+}
+
+func (e *engine) unsupportedCounters() map[string]string {
+	if len(e.unsupported) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(e.unsupported))
+	keys := make([]string, 0, len(e.unsupported))
+	for k := range e.unsupported {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out[k] = e.unsupported[k]
+	}
+	return out
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func ms(d time.Duration) float64 { return round2(float64(d) / float64(time.Millisecond)) }
+
+func mib(b int64) float64 { return round2(float64(b) / (1 << 20)) }
+
+func round2(v float64) float64 {
+	if v < 0 {
+		return -round2(-v)
+	}
+	return float64(int64(v*100+0.5)) / 100
+}

@@ -1,0 +1,269 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// File names inside a session directory.
+const (
+	SummaryFile  = "summary.json"
+	RawFile      = "raw.json"
+	ManifestFile = "manifest.json"
+	// IndexFile lists the sub-sessions of a race that covered several scenarios (one
+	// sub-directory each); it carries the overall (worst) verdict.
+	IndexFile = "index.json"
+)
+
+// Index is index.json of a multi-scenario race: one sub-session per scenario or extra race.
+type Index struct {
+	Kind     string       `json:"kind"` // "race-set"
+	Verdict  string       `json:"verdict"`
+	Headline string       `json:"headline"`
+	Sessions []IndexEntry `json:"sessions"`
+	Started  time.Time    `json:"started"`
+	Finished time.Time    `json:"finished"`
+}
+
+// IndexEntry is one sub-session of an Index.
+type IndexEntry struct {
+	Name     string `json:"name"` // also the sub-directory
+	Dir      string `json:"dir"`
+	Verdict  string `json:"verdict"`
+	Headline string `json:"headline"`
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// SafeName turns a target or scenario name ("cmd:./srv {port}") into a path component.
+func SafeName(s string) string {
+	s = unsafeName.ReplaceAllString(s, "_")
+	s = strings.Trim(s, "_.")
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	if s == "" {
+		s = "x"
+	}
+	return s
+}
+
+// Name is a session name: a UTC timestamp and the names raced, e.g.
+// 20261129-215600-binding-vs-uws.
+func Name(t time.Time, names ...string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = SafeName(n)
+	}
+	return t.UTC().Format("20060102-150405") + "-" + strings.Join(parts, "-vs-")
+}
+
+// CreateDir creates a session directory (and its parents). An existing directory is reused
+// only if it holds no summary yet, so a session never silently overwrites another.
+func CreateDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
+		return fmt.Errorf("session directory %s already holds a %s; choose another --out", dir, SummaryFile)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IndexFile)); err == nil {
+		return fmt.Errorf("session directory %s already holds a %s; choose another --out", dir, IndexFile)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create session directory: %w", err)
+	}
+	return nil
+}
+
+// WriteJSON writes v as indented JSON to path atomically: a temporary file in the same
+// directory, synced, then renamed over path.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	b = append(b, '\n')
+	return WriteFile(path, b)
+}
+
+// WriteFile writes data to path atomically.
+func WriteFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	ok = true
+	return nil
+}
+
+// ReadJSON reads path into v; unknown fields are tolerated (older or newer sessions).
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Kind reads the "kind" of the session in dir: "race", "matrix" or "race-set" (an index of
+// sub-sessions). A path to a summary.json file is accepted too.
+func Kind(dir string) (string, error) {
+	dir = DirOf(dir)
+	if _, err := os.Stat(filepath.Join(dir, IndexFile)); err == nil {
+		return "race-set", nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s is not a session directory: no %s or %s", dir, SummaryFile, IndexFile)
+		}
+		return "", err
+	}
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &k); err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	if k.Kind == "" {
+		k.Kind = "race"
+	}
+	return k.Kind, nil
+}
+
+// DirOf accepts a session directory or a file inside it and returns the directory.
+func DirOf(p string) string {
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		return filepath.Dir(p)
+	}
+	return p
+}
+
+// LoadSummary reads summary.json of a race session (dir, or the file itself).
+func LoadSummary(p string) (*Summary, error) {
+	path := p
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		path = filepath.Join(p, SummaryFile)
+	}
+	var s Summary
+	if err := ReadJSON(path, &s); err != nil {
+		return nil, err
+	}
+	if s.Kind != "" && s.Kind != "race" {
+		return nil, fmt.Errorf("%s is a %s session, not a race", path, s.Kind)
+	}
+	return &s, nil
+}
+
+// LoadMatrix reads summary.json of a matrix session.
+func LoadMatrix(dir string) (*Matrix, error) {
+	var m Matrix
+	if err := ReadJSON(filepath.Join(DirOf(dir), SummaryFile), &m); err != nil {
+		return nil, err
+	}
+	if m.Kind != "matrix" {
+		return nil, fmt.Errorf("%s is not a matrix session (kind %q)", dir, m.Kind)
+	}
+	return &m, nil
+}
+
+// LoadRaw reads raw.json.
+func LoadRaw(dir string) (*Raw, error) {
+	var r Raw
+	if err := ReadJSON(filepath.Join(DirOf(dir), RawFile), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// LoadManifest reads manifest.json.
+func LoadManifest(dir string) (*Manifest, error) {
+	var m Manifest
+	if err := ReadJSON(filepath.Join(DirOf(dir), ManifestFile), &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// LoadIndex reads index.json of a multi-scenario race.
+func LoadIndex(dir string) (*Index, error) {
+	var ix Index
+	if err := ReadJSON(filepath.Join(DirOf(dir), IndexFile), &ix); err != nil {
+		return nil, err
+	}
+	return &ix, nil
+}
+
+// FindRoot finds the repository root: the nearest directory at or above start holding a
+// go.mod of this module. It returns "" if there is none.
+func FindRoot(start string) string {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return ""
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.Contains(b, []byte("module github.com/bindrace/bindrace")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Root finds the repository root from the working directory, then from the executable's
+// location (bin/bindrace lives one level below it). Env BINDRACE_ROOT wins when set.
+func Root() string {
+	if r := os.Getenv("BINDRACE_ROOT"); r != "" {
+		return r
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if r := FindRoot(wd); r != "" {
+			return r
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			if r := FindRoot(filepath.Dir(exe)); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWriteLoad(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	if err := CreateDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	s := Summary{Kind: "race", Verdict: Pass, A: "binding", B: "uws", Pairs: []Pair{{Order: "AB", DeltaPct: 3}}}
+	if err := WriteJSON(filepath.Join(dir, SummaryFile), s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadSummary(dir)
+	if err != nil || got.A != "binding" || len(got.Pairs) != 1 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if k, err := Kind(dir); k != "race" || err != nil {
+		t.Errorf("kind %q %v", k, err)
+	}
+	if _, err := LoadSummary(filepath.Join(dir, SummaryFile)); err != nil {
+		t.Errorf("by file: %v", err)
+	}
+	// No temporary files are left behind.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left over: %s", e.Name())
+		}
+	}
+	// A session directory is never reused.
+	if err := CreateDir(dir); err == nil {
+		t.Errorf("CreateDir reused a session directory")
+	}
+	if _, err := Kind(t.TempDir()); err == nil {
+		t.Errorf("Kind of an empty directory")
+	}
+}
+
+func TestName(t *testing.T) {
+	n := Name(time.Date(2026, 11, 29, 21, 56, 0, 0, time.UTC), "binding", "cmd:./srv --port {port}")
+	if n != "20261129-215600-binding-vs-cmd_._srv_--port_port" {
+		t.Errorf("Name: %s", n)
+	}
+}
+
+func TestCollect(t *testing.T) {
+	m := Collect(CollectOptions{Root: FindRoot("."), Command: []string{"bindrace", "race"}})
+	if m.Kernel == "" || m.CPUCount < 1 || m.GoVersion == "" || m.Governor == "" {
+		t.Errorf("manifest: %+v", m)
+	}
+	if m.SourceHashes["harness"] == "" {
+		t.Errorf("no harness source hash (root %q)", FindRoot("."))
+	}
+}

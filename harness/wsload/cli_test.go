@@ -1,0 +1,104 @@
+package wsload
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestParseURL(t *testing.T) {
+	cases := []struct{ in, addr, host, path, err string }{
+		{"ws://127.0.0.1:9001/ws", "127.0.0.1:9001", "127.0.0.1:9001", "/ws", ""},
+		{"ws://127.0.0.1:9001", "127.0.0.1:9001", "127.0.0.1:9001", "/ws", ""},
+		{"127.0.0.1:9001/", "127.0.0.1:9001", "127.0.0.1:9001", "/ws", ""},
+		{"http://localhost:80/echo?x=1", "localhost:80", "localhost:80", "/echo?x=1", ""},
+		{"ws://[::1]:9/ws", "[::1]:9", "[::1]:9", "/ws", ""},
+		{"wss://h:1/ws", "", "", "", "only ws://"},
+		{"ws://h:0/ws", "", "", "", "bad port"},
+		{"ws://:80/ws", "", "", "", "no host"},
+	}
+	for _, c := range cases {
+		u, err := ParseURL(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || u.Addr != c.addr || u.Host != c.host || u.Path != c.path {
+			t.Errorf("%s: %+v %v", c.in, u, err)
+		}
+	}
+}
+
+func TestCommandJSON(t *testing.T) {
+	es := startEcho(t, echoOptions{})
+	var out, errb bytes.Buffer
+	code := Command([]string{"--scenario", "ws-echo", "-c", "4", "--pipelining", "3", "-t", "2", "--count", "600", "--json",
+		"ws://" + es.Addr + "/ws"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var j map[string]any
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out.String())
+	}
+	for _, k := range []string{"rps", "responses", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "errors", "errors_by_kind", "unit"} {
+		if _, ok := j[k]; !ok {
+			t.Errorf("no %q in %s", k, out.String())
+		}
+	}
+	if j["unit"] != "messages/s" || j["responses"] != 600.0 || j["errors"] != 0.0 || j["size"] != 64.0 || j["rps"].(float64) <= 0 {
+		t.Fatalf("json %s", out.String())
+	}
+}
+
+func TestCommandHuman(t *testing.T) {
+	es := startEcho(t, echoOptions{})
+	var out, errb bytes.Buffer
+	if code := Command([]string{"-c", "2", "-d", "0.3", "--warmup", "0.1", es.Addr}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "Messages/sec:") || !strings.Contains(out.String(), "ws://"+es.Addr+"/ws") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+}
+
+func TestCommandBadInput(t *testing.T) {
+	cases := [][]string{
+		{"--scenario", "ping", "ws://127.0.0.1:1/ws"},
+		{"wss://127.0.0.1:1/ws"},
+		{"--size", "0", "ws://127.0.0.1:1/ws"},
+		{"-c", "0", "ws://127.0.0.1:1/ws"},
+		{"--nope", "ws://127.0.0.1:1/ws"},
+		{},
+		{"--count", "1", "ws://127.0.0.1:1/ws"}, // nothing listening
+	}
+	for _, args := range cases {
+		var out, errb bytes.Buffer
+		if code := Command(args, &out, &errb); code != 2 || out.Len() != 0 || errb.Len() == 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Command([]string{"--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--pipelining") {
+		t.Errorf("--help: exit %d", code)
+	}
+}
+
+// TestHelperLoad is not a test: with WSLOAD_URL set it runs Command against it with the
+// arguments in WSLOAD_ARGS (space-separated), for pinned manual benchmarks:
+//
+//	WSLOAD_URL=ws://127.0.0.1:9001/ws WSLOAD_ARGS="-c 100 -d 10 --json" taskset -c 0 ./wsload.test -test.run TestHelperLoad
+func TestHelperLoad(t *testing.T) {
+	u := os.Getenv("WSLOAD_URL")
+	if u == "" {
+		t.Skip("helper process for manual benchmarks; set WSLOAD_URL")
+	}
+	args := append(strings.Fields(os.Getenv("WSLOAD_ARGS")), u)
+	if code := Command(args, os.Stdout, os.Stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
