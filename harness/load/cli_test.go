@@ -119,7 +119,7 @@ func TestSecondsValue(t *testing.T) {
 
 func TestGroupThousands(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 482113: "482,113", 1234567: "1,234,567"} {
-		if got := groupThousands(n); got != want {
+		if got := GroupThousands(n); got != want {
 			t.Errorf("%d: %q", n, got)
 		}
 	}

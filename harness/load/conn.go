@@ -37,7 +37,7 @@ type conn struct {
 
 // connect opens c's socket without blocking; completion arrives as EPOLLOUT.
 func (w *worker) connect(c *conn, now int64) {
-	if w.r.countMode && w.budget == 0 {
+	if w.r.countMode && w.Budget == 0 {
 		c.state, c.since = csDown, now // nothing to send; stay closed unless work is re-queued
 		return
 	}
@@ -58,14 +58,14 @@ func (w *worker) connect(c *conn, now int64) {
 		return
 	}
 	c.fd, c.since = fd, now
-	if c.opened && w.r.inWindow(now) {
+	if c.opened && w.r.win.In(now) {
 		w.counts.reconnects++
 	}
 	c.opened = true
 	switch err := unix.Connect(fd, w.sa); err {
 	case nil:
 		c.state = csOpen
-		w.lastProgress = now
+		w.LastProgress = now
 		w.send(c)
 	case unix.EINPROGRESS, unix.EINTR:
 		c.state = csConnecting
@@ -83,7 +83,7 @@ func (w *worker) connected(c *conn, now int64) {
 		return
 	}
 	c.state = csOpen
-	w.lastProgress = now
+	w.LastProgress = now
 	w.send(c)
 }
 
@@ -109,13 +109,9 @@ func (w *worker) closeConn(c *conn) {
 // write, as wrk's pipeline.lua does, and starts the batch's latency clock.
 func (w *worker) send(c *conn) {
 	r := w.r
-	n := r.cfg.Pipelining
-	if r.countMode {
-		n = int(min(int64(n), w.budget))
-		if n == 0 {
-			return
-		}
-		w.budget -= int64(n)
+	n := w.Take(r.cfg.Pipelining)
+	if n == 0 {
+		return
 	}
 	s := int(c.rr)
 	b := r.batches[s]
@@ -124,14 +120,14 @@ func (w *worker) send(c *conn) {
 	}
 	c.rr = int32((s + n) % len(r.cfg.Requests))
 	c.pending = int32(n)
-	c.batchStart = nanotime()
+	c.batchStart = Nanotime()
 	w.write(c, b)
 }
 
 // write pushes b out; what the kernel does not take now waits for EPOLLOUT in c.wrest.
 func (w *worker) write(c *conn, b []byte) {
 	for len(b) > 0 {
-		n, e := sysSend(c.fd, b)
+		n, e := SysSend(c.fd, b)
 		switch e {
 		case 0:
 			b = b[n:]
@@ -140,7 +136,7 @@ func (w *worker) write(c *conn, b []byte) {
 			c.wrest = b
 			return
 		default:
-			w.fail(c, kWrite, nanotime())
+			w.fail(c, kWrite, Nanotime())
 			return
 		}
 	}
@@ -150,10 +146,7 @@ func (w *worker) write(c *conn, b []byte) {
 // fail counts an error, settles the batch's unanswered requests as lost, and reconnects.
 func (w *worker) fail(c *conn, k kind, now int64) {
 	w.count(k, now)
-	if w.r.countMode {
-		w.owed -= int64(c.pending)
-		w.lost += int64(c.pending)
-	}
+	w.Lose(int64(c.pending))
 	w.closeConn(c)
 	w.connect(c, now)
 }
@@ -163,7 +156,7 @@ func (w *worker) fail(c *conn, k kind, now int64) {
 // in Count mode they are sent again on the new connection so the total still comes out exact.
 func (w *worker) closedByServer(c *conn, now int64) {
 	if w.r.countMode {
-		w.budget += int64(c.pending)
+		w.Budget += int64(c.pending)
 	}
 	w.closeConn(c)
 	w.connect(c, now)

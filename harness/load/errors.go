@@ -12,7 +12,7 @@ const (
 	KindWrite     = "write"     // writing a batch failed
 	KindTimeout   = "timeout"   // a batch's responses did not all arrive within Config.Timeout
 	KindMalformed = "malformed" // the bytes were not HTTP/1.1 responses (or arrived unrequested)
-	KindClosed    = "closed"    // the server closed the connection mid-batch without saying so
+	KindClosed    = "closed"    // the server closed the connection mid-batch without saying so (WebSocket: while echoes were owed)
 )
 
 var (
@@ -42,7 +42,6 @@ var kindNames = [numKinds]string{KindConnect, KindRead, KindWrite, KindTimeout, 
 
 // counts holds one worker's measured-window tallies; merged into a Result after the run.
 type counts struct {
-	responses  int64
 	bytes      int64
 	reconnects int64
 	errs       [numKinds]int64
@@ -50,7 +49,6 @@ type counts struct {
 }
 
 func (c *counts) add(o *counts) {
-	c.responses += o.responses
 	c.bytes += o.bytes
 	c.reconnects += o.reconnects
 	for i := range c.errs {
@@ -63,15 +61,22 @@ func (c *counts) add(o *counts) {
 
 // errorMap names the non-zero counters; always non-nil so JSON shows {} rather than null.
 func (c *counts) errorMap() map[string]int64 {
-	m := make(map[string]int64)
-	for i, n := range c.errs {
-		if n > 0 {
-			m[kindNames[i]] = n
-		}
-	}
+	m := NameCounts(kindNames[:], c.errs[:])
 	for code, n := range c.status {
 		if n > 0 {
 			m["status_"+strconv.Itoa(code)] = n
+		}
+	}
+	return m
+}
+
+// NameCounts maps names[i] to counts[i] for the non-zero counts; always non-nil, so JSON shows
+// {} rather than null. harness/wsload names its error counters with it too.
+func NameCounts(names []string, counts []int64) map[string]int64 {
+	m := make(map[string]int64)
+	for i, n := range counts {
+		if n > 0 {
+			m[names[i]] = n
 		}
 	}
 	return m

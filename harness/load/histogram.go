@@ -10,7 +10,15 @@ const (
 	histSig = 3
 )
 
-func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSig) }
+// NewHistogram is an empty latency histogram (µs).
+func NewHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSig) }
+
+// RecordLatency books n requests (or messages) that took ns nanoseconds, clamped to the
+// histogram's range: a batch's answers share one latency, so the histogram is touched once per
+// read, not once per answer.
+func RecordLatency(h *hdrhistogram.Histogram, ns, n int64) {
+	_ = h.RecordValues(min(max(ns/1000, histMin), histMax), n)
+}
 
 // Latency summarises a histogram in milliseconds.
 type Latency struct {
@@ -22,9 +30,9 @@ type Latency struct {
 	Mean float64 `json:"mean_ms"`
 }
 
-// summarize reads percentiles as HDR reports them: the highest value equivalent to the one
+// Summarize reads percentiles as HDR reports them: the highest value equivalent to the one
 // at the quantile (an upper bound within the histogram's precision), like wrk does.
-func summarize(h *hdrhistogram.Histogram) Latency {
+func Summarize(h *hdrhistogram.Histogram) Latency {
 	if h.TotalCount() == 0 {
 		return Latency{}
 	}

@@ -7,7 +7,7 @@ import (
 
 func TestHistogramPercentiles(t *testing.T) {
 	// 1..10000 µs once each, split over two worker histograms and merged as Run does.
-	a, b := newHistogram(), newHistogram()
+	a, b := NewHistogram(), NewHistogram()
 	for v := int64(1); v <= 10000; v++ {
 		h := a
 		if v%2 == 0 {
@@ -17,10 +17,10 @@ func TestHistogramPercentiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := newHistogram()
+	m := NewHistogram()
 	m.Merge(a)
 	m.Merge(b)
-	l := summarize(m)
+	l := Summarize(m)
 	near := func(name string, got, want float64) {
 		t.Helper()
 		if math.Abs(got-want)/want > 0.001 { // 3 significant digits
@@ -37,14 +37,14 @@ func TestHistogramPercentiles(t *testing.T) {
 
 func TestHistogramBatchRecordAndClamp(t *testing.T) {
 	// Run records all responses of one read with one call; out-of-range values are clamped.
-	h := newHistogram()
-	h.RecordValues(250, 9) // nine responses at 250 µs
-	h.RecordValues(min(max(int64(90_000_000), histMin), histMax), 1)
-	l := summarize(h)
+	h := NewHistogram()
+	RecordLatency(h, 250_000, 9)        // nine responses at 250 µs
+	RecordLatency(h, 90_000_000_000, 1) // 90 s: clamped to 60 s
+	l := Summarize(h)
 	if l.P50 != 0.25 || l.P95 < 59_900 || h.TotalCount() != 10 {
 		t.Fatalf("%+v total %d", l, h.TotalCount())
 	}
-	if (summarize(newHistogram()) != Latency{}) {
+	if (Summarize(NewHistogram()) != Latency{}) {
 		t.Fatal("empty histogram should summarise to zeros")
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -35,24 +34,40 @@ type Config struct {
 	Timeout     time.Duration // dial and per-batch response timeout; default DefaultTimeout
 }
 
+// Shape is the part of c that says how the load is driven.
+func (c Config) Shape() Shape {
+	return Shape{Connections: c.Connections, Pipelining: c.Pipelining, Workers: c.Workers, Warmup: c.Warmup,
+		Duration: c.Duration, Count: c.Count, Timeout: c.Timeout}
+}
+
+func (c *Config) setShape(s Shape) {
+	c.Connections, c.Pipelining, c.Workers, c.Warmup = s.Connections, s.Pipelining, s.Workers, s.Warmup
+	c.Duration, c.Count, c.Timeout = s.Duration, s.Count, s.Timeout
+}
+
+// Hooks are called at the edges of the measured window and with progress; harness/wsload
+// takes the same.
 type Hooks struct {
 	MeasureStart func()         // called right before the measured window opens (after warm-up)
 	MeasureEnd   func()         // called right after it closes, before connections are torn down
 	Progress     func(Progress) // about once a second, from Run's goroutine
 }
 
-// Progress is a snapshot of a running load.
+// Progress is a snapshot of a running load (of HTTP responses, or of WebSocket echoes).
 type Progress struct {
 	Phase     string        // "warmup", "measure" or "count"
 	Elapsed   time.Duration // since the phase began
 	Responses int64         // in this phase so far
-	Rate      float64       // responses/s over the last interval
+	Rate      float64       // responses (or messages) per second over the last interval
 }
 
+// Result is what a load measured. harness/wsload returns it too: then Responses counts echoed
+// messages, RPS is messages per second and Unit says so.
 type Result struct {
 	Responses int64            `json:"responses"` // complete responses that arrived in the window (non-2xx included)
 	Elapsed   time.Duration    `json:"-"`         // length of the measured window
 	RPS       float64          `json:"rps"`
+	Unit      string           `json:"unit,omitempty"` // what RPS counts when not HTTP responses/s: "messages/s"
 	Latency   Latency          `json:"latency"`
 	Errors    map[string]int64 `json:"errors_by_kind"` // by kind: connect, read, write, timeout, malformed, closed, status_NNN
 	BytesRead int64            `json:"bytes_read"`
@@ -95,108 +110,19 @@ func Run(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 	}
 	probe.Close()
 
-	workers := make([]*worker, cfg.Workers)
-	defer func() {
-		for _, w := range workers {
-			if w != nil {
-				w.shutdown()
-			}
-		}
-	}()
-	for i := range workers {
-		nconns := cfg.Connections/cfg.Workers + btoi(i < cfg.Connections%cfg.Workers)
-		var share int64
-		if r.countMode {
-			share = cfg.Count/int64(cfg.Workers) + int64(btoi(int64(i) < cfg.Count%int64(cfg.Workers)))
-		}
-		if workers[i], err = newWorker(r, nconns, share); err != nil {
-			return nil, fmt.Errorf("load: %w", err)
-		}
+	sh := cfg.Shape()
+	workers, err := NewWorkers(sh, func(n int, share int64) (*worker, error) { return newWorker(r, n, share) })
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
 	}
-
-	call := func(f func()) {
-		if f != nil {
-			f()
-		}
-	}
-	phase := "warmup"
-	if r.countMode {
-		phase = "count"
-	}
-	if r.countMode || cfg.Warmup == 0 {
-		call(h.MeasureStart)
-		markEdge(&r.winStart)
-		if phase == "warmup" {
-			phase = "measure"
-		}
-	}
-
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() { defer wg.Done(); w.run() }()
-	}
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-
-	total := func() (n int64) {
-		for _, w := range workers {
-			n += w.progress.Load()
-		}
-		return n
-	}
-	phaseStart, phaseBase := time.Now(), int64(0)
-	edge := time.NewTimer(cfg.Warmup)
-	switch {
-	case r.countMode:
-		edge.Stop()
-	case phase == "measure":
-		edge.Reset(cfg.Duration)
-	}
-	defer edge.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	lastTick, lastTotal := time.Now(), int64(0)
-
-	var runErr error
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			runErr = fmt.Errorf("%w: %w", ErrIncomplete, ctx.Err())
-			break loop
-		case <-finished: // Count mode: every request settled
-			break loop
-		case <-edge.C:
-			if phase == "warmup" {
-				call(h.MeasureStart)
-				markEdge(&r.winStart)
-				phase, phaseStart, phaseBase = "measure", time.Now(), total()
-				edge.Reset(cfg.Duration)
-				continue
-			}
-			break loop
-		case now := <-tick.C:
-			n := total()
-			if h.Progress != nil {
-				h.Progress(Progress{Phase: phase, Elapsed: max(0, now.Sub(phaseStart)), Responses: n - phaseBase,
-					Rate: float64(n-lastTotal) / now.Sub(lastTick).Seconds()})
-			}
-			lastTick, lastTotal = now, n
-		}
-	}
-	if r.winStart.Load() != 0 {
-		markEdge(&r.winEnd)
-		call(h.MeasureEnd)
-	}
-	r.stop.Store(true)
-	<-finished
+	defer Shutdown(workers)
+	runErr := Drive(ctx, sh, h, &r.win, workers)
 
 	res := merge(r, workers)
 	if r.countMode && runErr == nil {
 		var lost int64
 		for _, w := range workers {
-			lost += w.lost
+			lost += w.Lost
 		}
 		if lost > 0 {
 			runErr = fmt.Errorf("%w: %d of %d requests got no response", ErrIncomplete, lost, cfg.Count)
@@ -207,23 +133,15 @@ loop:
 
 func merge(r *runner, workers []*worker) *Result {
 	var c counts
-	hist := newHistogram()
+	var responses int64
+	hist := NewHistogram()
 	for _, w := range workers {
 		c.add(&w.counts)
-		hist.Merge(w.hist)
+		responses += w.Measured
+		hist.Merge(w.Hist)
 	}
-	res := &Result{Responses: c.responses, BytesRead: c.bytes, Reconnects: c.reconnects, Hist: hist, Latency: summarize(hist)}
+	res := &Result{Responses: responses, BytesRead: c.bytes, Reconnects: c.reconnects, Hist: hist, Latency: Summarize(hist)}
 	res.Errors = c.errorMap()
-	if s, e := r.winStart.Load(), r.winEnd.Load(); s != 0 && e > s {
-		res.Elapsed = time.Duration(e - s)
-		res.RPS = float64(res.Responses) / res.Elapsed.Seconds()
-	}
+	r.win.Finish(res)
 	return res
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -8,6 +8,21 @@ import (
 	"strings"
 )
 
+// Summary is how a printed result names what was sent: the words that differ between
+// HTTP requests and WebSocket messages.
+type Summary struct {
+	Target   string // the URL as shown
+	Unit     string // of the progress rate: "rps", "messages/s"
+	Noun     string // what was sent: "requests", "messages"
+	Answers  string // what came back, in the human summary: "responses" (default), "messages echoed"
+	Rate     string // the rate's label: "Requests/sec", "Messages/sec"
+	Test     string // the test's name in the human summary ("ws-echo"); "" for plain HTTP
+	Pipeline string // how much is in flight per connection, e.g. "pipelining 10"
+	// For the JSON object, when not HTTP: the scenario and the message size.
+	Scenario string
+	Size     int
+}
+
 // jsonResult is the `load --json` object: flat, with the figures DESIGN.md names first.
 type jsonResult struct {
 	RPS          float64          `json:"rps"`
@@ -28,17 +43,21 @@ type jsonResult struct {
 	Reconnects   int64            `json:"reconnects"`
 	Count        int64            `json:"count,omitempty"`
 	Incomplete   string           `json:"incomplete,omitempty"` // why the figures do not cover the run asked for
+	Unit         string           `json:"unit,omitempty"`       // what rps counts, when not HTTP responses: "messages/s"
+	Scenario     string           `json:"scenario,omitempty"`   // set for WebSocket loads
+	Size         int              `json:"size,omitempty"`       // message payload bytes, for WebSocket loads
 }
 
-func writeJSON(w io.Writer, res *Result, cfg Config, runErr error) error {
+func writeJSON(w io.Writer, res *Result, sh Shape, sum Summary, runErr error) error {
 	j := jsonResult{
 		RPS: round(res.RPS, 1), Responses: res.Responses,
 		P50: res.Latency.P50, P95: res.Latency.P95, P99: res.Latency.P99, P999: res.Latency.P999,
 		Max: res.Latency.Max, Mean: round(res.Latency.Mean, 3),
 		Errors: res.ErrorCount(), ErrorsByKind: res.Errors,
 		DurationS:   round(res.Elapsed.Seconds(), 6),
-		Connections: cfg.Connections, Pipelining: cfg.Pipelining, Workers: cfg.Workers,
-		BytesRead: res.BytesRead, Reconnects: res.Reconnects, Count: cfg.Count,
+		Connections: sh.Connections, Pipelining: sh.Pipelining, Workers: sh.Workers,
+		BytesRead: res.BytesRead, Reconnects: res.Reconnects, Count: sh.Count,
+		Unit: res.Unit, Scenario: sum.Scenario, Size: sum.Size,
 	}
 	if runErr != nil {
 		j.Incomplete = runErr.Error()
@@ -48,17 +67,25 @@ func writeJSON(w io.Writer, res *Result, cfg Config, runErr error) error {
 }
 
 // writeHuman prints a wrk-like summary.
-func writeHuman(w io.Writer, res *Result, cfg Config, target string, runErr error) {
-	if cfg.Count > 0 {
-		fmt.Fprintf(w, "Sent %d requests @ %s\n", cfg.Count, target)
-	} else {
-		fmt.Fprintf(w, "Running %s test @ %s (warm-up %s, excluded)\n", cfg.Duration, target, cfg.Warmup)
+func writeHuman(w io.Writer, res *Result, sh Shape, sum Summary, runErr error) {
+	test := "test"
+	if sum.Test != "" {
+		test = sum.Test + " test"
 	}
-	fmt.Fprintf(w, "  %d workers and %d connections, pipelining %d\n", cfg.Workers, cfg.Connections, cfg.Pipelining)
+	if sh.Count > 0 {
+		fmt.Fprintf(w, "Sent %d %s @ %s\n", sh.Count, sum.Noun, sum.Target)
+	} else {
+		fmt.Fprintf(w, "Running %s %s @ %s (warm-up %s, excluded)\n", sh.Duration, test, sum.Target, sh.Warmup)
+	}
+	fmt.Fprintf(w, "  %d workers and %d connections, %s\n", sh.Workers, sh.Connections, sum.Pipeline)
 	l := res.Latency
 	fmt.Fprintf(w, "  Latency %10s %10s %10s %10s %10s %10s\n", "p50", "p95", "p99", "p99.9", "max", "mean")
 	fmt.Fprintf(w, "          %10s %10s %10s %10s %10s %10s\n", ms(l.P50), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max), ms(l.Mean))
-	fmt.Fprintf(w, "  %d responses in %.2fs, %s read\n", res.Responses, res.Elapsed.Seconds(), bytesIEC(float64(res.BytesRead)))
+	answers := sum.Answers
+	if answers == "" {
+		answers = "responses"
+	}
+	fmt.Fprintf(w, "  %d %s in %.2fs, %s read\n", res.Responses, answers, res.Elapsed.Seconds(), bytesIEC(float64(res.BytesRead)))
 	if res.Reconnects > 0 {
 		fmt.Fprintf(w, "  %d reconnects\n", res.Reconnects)
 	}
@@ -74,7 +101,7 @@ func writeHuman(w io.Writer, res *Result, cfg Config, target string, runErr erro
 		}
 		fmt.Fprintf(w, "  Errors: %d (%s)\n", n, strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "Requests/sec: %12.2f\n", res.RPS)
+	fmt.Fprintf(w, "%s: %12.2f\n", sum.Rate, res.RPS)
 	if s := res.Elapsed.Seconds(); s > 0 {
 		fmt.Fprintf(w, "Transfer/sec: %12s\n", bytesIEC(float64(res.BytesRead)/s))
 	}

@@ -10,20 +10,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// progressLine reports a running load on stderr: one line rewritten in place on a terminal,
+// ProgressLine reports a running load on stderr: one line rewritten in place on a terminal,
 // plain log lines otherwise (a CI log or a file should not fill with carriage returns).
-type progressLine struct {
+// Shared with harness/wsload, whose rate is in messages/s.
+type ProgressLine struct {
 	w      io.Writer
 	tty    bool
 	warmup time.Duration
+	unit   string
 	shown  bool
 }
 
-func newProgressLine(w io.Writer, warmup time.Duration) *progressLine {
-	return &progressLine{w: w, tty: isTerminal(w), warmup: warmup}
+// NewProgressLine reports on w a load with that warm-up, its rate in unit ("rps").
+func NewProgressLine(w io.Writer, warmup time.Duration, unit string) *ProgressLine {
+	return &ProgressLine{w: w, tty: IsTerminal(w), warmup: warmup, unit: unit}
 }
 
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -32,7 +36,8 @@ func isTerminal(w io.Writer) bool {
 	return err == nil
 }
 
-func (p *progressLine) update(pr Progress) {
+// Update shows pr; it is a Hooks.Progress.
+func (p *ProgressLine) Update(pr Progress) {
 	var what string
 	switch pr.Phase {
 	case "measure":
@@ -43,17 +48,17 @@ func (p *progressLine) update(pr Progress) {
 	default:
 		what = fmt.Sprintf("%s %s", pr.Phase, secs(pr.Elapsed))
 	}
-	rate := groupThousands(int64(pr.Rate + 0.5))
+	rate := GroupThousands(int64(pr.Rate + 0.5))
 	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s  %s rps", what, rate)
+		fmt.Fprintf(p.w, "\r\033[K%s  %s %s", what, rate, p.unit)
 		p.shown = true
 		return
 	}
-	fmt.Fprintf(p.w, "load: %s  %s rps\n", what, rate)
+	fmt.Fprintf(p.w, "load: %s  %s %s\n", what, rate, p.unit)
 }
 
-// done clears the terminal line so the results start on a clean one.
-func (p *progressLine) done() {
+// Done clears the terminal line so the results start on a clean one.
+func (p *ProgressLine) Done() {
 	if p.tty && p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
@@ -61,8 +66,8 @@ func (p *progressLine) done() {
 
 func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s" }
 
-// groupThousands renders 482113 as "482,113".
-func groupThousands(n int64) string {
+// GroupThousands renders 482113 as "482,113".
+func GroupThousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := n < 0
 	if neg {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,9 +17,7 @@ type runner struct {
 	batches   [][]byte // batches[s]: Pipelining requests starting with Requests[s], back to back
 	ends      [][]int  // ends[s][k]: where request k of batches[s] ends
 
-	// The measured window, in nanotime; 0 = not yet, edgePending = being set right now.
-	winStart, winEnd atomic.Int64
-	stop             atomic.Bool
+	win Window
 }
 
 func (c Config) normalized() (Config, error) {
@@ -36,29 +32,9 @@ func (c Config) normalized() (Config, error) {
 			return c, errors.New("load: empty request")
 		}
 	}
-	if c.Connections <= 0 {
-		c.Connections = 100
-	}
-	if c.Pipelining <= 0 {
-		c.Pipelining = 1
-	}
-	if c.Workers <= 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
-	}
-	c.Workers = min(c.Workers, c.Connections)
-	if c.Count > 0 {
-		c.Workers = int(min(int64(c.Workers), c.Count))
-		c.Warmup = 0
-	} else if c.Duration <= 0 {
-		return c, errors.New("load: duration must be positive (or set a count)")
-	}
-	if c.Warmup < 0 {
-		return c, errors.New("load: negative warm-up")
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	return c, nil
+	s, err := c.Shape().Normalized()
+	c.setShape(s)
+	return c, err
 }
 
 func newRunner(cfg Config) (*runner, error) {

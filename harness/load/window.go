@@ -4,38 +4,65 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
-// The measured window is two timestamps that workers compare each read's arrival time with,
-// so a response counts exactly when it arrived between the edges, whatever the scheduling.
+// Window is what the workers of one run share besides read-only configuration: the measured
+// window, as two timestamps that workers compare each read's arrival time with (so a response
+// counts exactly when it arrived between the edges, whatever the scheduling), and the signal to
+// stop. Drive sets it; workers only read it. Used by harness/wsload too.
+type Window struct {
+	// In Nanotime; 0 = not yet, edgePending = being set right now.
+	start, end atomic.Int64
+	stop       atomic.Bool
+}
 
 const edgePending = math.MaxInt64
 
-// inWindow reports whether an arrival at t (taken before the call) is in the measured window.
+// In reports whether an arrival at t (a Nanotime taken before the call) is in the window.
 // Each edge is published in two steps (pending, then its time), so a worker that still sees
 // "not set" read its clock before the edge was even taken: t is on the right side of it
 // without a race. A worker that sees "pending" waits the few nanoseconds until the time lands.
-func (r *runner) inWindow(t int64) bool {
-	s := r.winStart.Load()
-	for s == edgePending {
-		runtime.Gosched()
-		s = r.winStart.Load()
-	}
+func (w *Window) In(t int64) bool {
+	s := loadEdge(&w.start)
 	if s == 0 || t < s {
 		return false
 	}
-	e := r.winEnd.Load()
-	for e == edgePending {
-		runtime.Gosched()
-		e = r.winEnd.Load()
-	}
+	e := loadEdge(&w.end)
 	return e == 0 || t <= e
 }
 
-// markEdge opens or closes the window now and returns the edge's time.
-func markEdge(a *atomic.Int64) int64 {
+func loadEdge(a *atomic.Int64) int64 {
+	v := a.Load()
+	for v == edgePending {
+		runtime.Gosched()
+		v = a.Load()
+	}
+	return v
+}
+
+// Stopped reports that the run is over: workers return from their loops.
+func (w *Window) Stopped() bool { return w.stop.Load() }
+
+// Opened reports that the window has opened.
+func (w *Window) Opened() bool { return w.start.Load() != 0 }
+
+// Open opens the window now; Drive calls it when the warm-up ends.
+func (w *Window) Open() { markEdge(&w.start) }
+
+// Close closes the window now; Drive calls it when the measured time is up.
+func (w *Window) Close() { markEdge(&w.end) }
+
+// markEdge opens or closes the window now.
+func markEdge(a *atomic.Int64) {
 	a.Store(edgePending)
-	t := nanotime()
-	a.Store(t)
-	return t
+	a.Store(Nanotime())
+}
+
+// Finish sets res's Elapsed and RPS from the window and res.Responses.
+func (w *Window) Finish(res *Result) {
+	if s, e := w.start.Load(), w.end.Load(); s != 0 && e > s {
+		res.Elapsed = time.Duration(e - s)
+		res.RPS = float64(res.Responses) / res.Elapsed.Seconds()
+	}
 }

@@ -1,10 +1,8 @@
 package load
 
 import (
-	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,20 +28,10 @@ type worker struct {
 	evs   []unix.EpollEvent
 	// buf holds carried-over bytes just below maxHeaderBytes and each read just above it, so a
 	// partial header and its continuation are contiguous without moving the new data.
-	buf    []byte
-	hist   *hdrhistogram.Histogram
-	counts counts // measured window only
-
-	all          int64 // responses in any phase, for progress
-	lastProgress int64
-	lastSweep    int64
-	budget       int64 // Count mode: requests still to send
-	owed         int64 // Count mode: requests to send or in flight whose fate is not settled
-	lost         int64 // Count mode: requests sent and never answered
-
-	_        [64]byte // keep the progress word off the cache lines the loop writes
-	progress atomic.Int64
-	_        [56]byte
+	buf       []byte
+	counts    counts // measured window only
+	lastSweep int64
+	Tally     // responses and their latencies; Count mode's requests
 }
 
 func newWorker(r *runner, nconns int, share int64) (*worker, error) {
@@ -52,15 +40,13 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 		return nil, err
 	}
 	w := &worker{
-		r:      r,
-		sa:     r.sockaddr(),
-		epfd:   epfd,
-		conns:  make([]conn, nconns),
-		evs:    make([]unix.EpollEvent, maxEvents),
-		buf:    make([]byte, maxHeaderBytes+readChunk),
-		hist:   newHistogram(),
-		budget: share,
-		owed:   share,
+		r:     r,
+		sa:    r.sockaddr(),
+		epfd:  epfd,
+		conns: make([]conn, nconns),
+		evs:   make([]unix.EpollEvent, maxEvents),
+		buf:   make([]byte, maxHeaderBytes+readChunk),
+		Tally: NewTally(r.countMode, share),
 	}
 	seen := newHeadCache() // one per worker: all its connections talk to the same server
 	for i := range w.conns {
@@ -71,17 +57,18 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 	return w, nil
 }
 
-func (w *worker) run() {
-	now := nanotime()
-	w.lastProgress, w.lastSweep = now, now
+// Run is the worker's event loop (see Worker).
+func (w *worker) Run() {
+	now := Nanotime()
+	w.LastProgress, w.lastSweep = now, now
 	for i := range w.conns {
 		w.connect(&w.conns[i], now)
 	}
-	for !w.r.stop.Load() && !(w.r.countMode && w.owed <= 0) {
+	for !w.r.win.Stopped() && !w.Settled() {
 		// Under load events are nearly always ready: ask without the scheduler hand-off first.
-		n := pollNow(w.epfd, w.evs)
+		n := PollNow(w.epfd, w.evs)
 		if n == 0 {
-			n = pollWait(w.epfd, w.evs, int(sweepEvery/time.Millisecond))
+			n = PollWait(w.epfd, w.evs, int(sweepEvery/time.Millisecond))
 		}
 		for i := range n {
 			ev := &w.evs[i]
@@ -91,15 +78,16 @@ func (w *worker) run() {
 			}
 			w.event(c, ev.Events)
 		}
-		w.progress.Store(w.all)
-		if now = nanotime(); now-w.lastSweep >= int64(sweepEvery) {
+		w.Publish()
+		if now = Nanotime(); now-w.lastSweep >= int64(sweepEvery) {
 			w.sweep(now)
 		}
 	}
-	w.progress.Store(w.all)
+	w.Publish()
 }
 
-func (w *worker) shutdown() {
+// Shutdown closes the worker's connections and its epoll instance.
+func (w *worker) Shutdown() {
 	for i := range w.conns {
 		w.closeConn(&w.conns[i])
 	}
@@ -109,7 +97,7 @@ func (w *worker) shutdown() {
 func (w *worker) event(c *conn, ev uint32) {
 	switch c.state {
 	case csConnecting:
-		w.connected(c, nanotime())
+		w.connected(c, Nanotime())
 	case csOpen:
 		if ev&unix.EPOLLOUT != 0 && len(c.wrest) > 0 {
 			w.write(c, c.wrest)
@@ -130,8 +118,8 @@ func (w *worker) event(c *conn, ev uint32) {
 func (w *worker) readable(c *conn, hup bool) {
 	gen := c.gen
 	for c.state == csOpen && c.gen == gen { // stop if the batch's handling reconnected c
-		n, e := sysRead(c.fd, w.buf[maxHeaderBytes:])
-		t := nanotime()
+		n, e := SysRead(c.fd, w.buf[maxHeaderBytes:])
+		t := Nanotime()
 		switch {
 		case e == unix.EAGAIN:
 			return
@@ -158,14 +146,14 @@ func (w *worker) readable(c *conn, hup bool) {
 // hung up: then a completed batch is not followed by another on this connection; the read
 // loop finds the close and reconnects, so a server closing between batches loses nothing.
 func (w *worker) consume(c *conn, data []byte, n int, t int64, hup bool) {
-	in := w.r.inWindow(t)
+	in := w.r.win.In(t)
 	if in {
 		w.counts.bytes += int64(n)
 	}
 	var done int64
 	for off := 0; off < len(data); {
 		if c.pending == 0 {
-			w.record(c, done, t, in)
+			w.Record(done, c.batchStart, t, in)
 			w.fail(c, kMalformed, t) // bytes nobody asked for
 			return
 		}
@@ -184,17 +172,17 @@ func (w *worker) consume(c *conn, data []byte, n int, t int64, hup bool) {
 				w.countStatus(c.f.status)
 			}
 			if c.f.close {
-				w.record(c, done, t, in)
+				w.Record(done, c.batchStart, t, in)
 				w.closedByServer(c, t)
 				return
 			}
 		case evMalformed:
-			w.record(c, done, t, in)
+			w.Record(done, c.batchStart, t, in)
 			w.fail(c, kMalformed, t)
 			return
 		}
 	}
-	w.record(c, done, t, in)
+	w.Record(done, c.batchStart, t, in)
 	if c.pending == 0 && !hup {
 		w.send(c) // closed loop: the next batch leaves as soon as this one is complete
 	}
@@ -205,11 +193,11 @@ func (w *worker) eof(c *conn, t int64) {
 	switch c.f.eof(len(c.carry)) {
 	case evResponse: // a close-delimited body ended
 		c.pending--
-		in := w.r.inWindow(t)
+		in := w.r.win.In(t)
 		if in {
 			w.countStatus(c.f.status)
 		}
-		w.record(c, 1, t, in)
+		w.Record(1, c.batchStart, t, in)
 		w.closedByServer(c, t)
 	case evMore:
 		if c.pending == 0 { // closed between batches: not an error, nothing lost
@@ -223,24 +211,6 @@ func (w *worker) eof(c *conn, t int64) {
 	}
 }
 
-// record books done responses of c's batch that completed at t: all of them share one
-// latency, so the histogram is touched once per read, not once per response.
-func (w *worker) record(c *conn, done int64, t int64, in bool) {
-	if done == 0 {
-		return
-	}
-	w.all += done
-	w.lastProgress = t
-	if w.r.countMode {
-		w.owed -= done
-	}
-	if in {
-		w.counts.responses += done
-		us := (t - c.batchStart) / 1000
-		_ = w.hist.RecordValues(min(max(us, histMin), histMax), done)
-	}
-}
-
 func (w *worker) countStatus(st int) {
 	if st < 200 || st >= 300 {
 		w.counts.status[st]++
@@ -248,7 +218,7 @@ func (w *worker) countStatus(st int) {
 }
 
 func (w *worker) count(k kind, t int64) {
-	if w.r.inWindow(t) {
+	if w.r.win.In(t) {
 		w.counts.errs[k]++
 	}
 }
@@ -267,7 +237,7 @@ func (w *worker) sweep(now int64) {
 			switch {
 			case c.pending > 0 && now-c.batchStart > timeout:
 				w.fail(c, kTimeout, now)
-			case c.pending == 0 && w.budget > 0:
+			case c.pending == 0 && w.Budget > 0:
 				w.send(c)
 			}
 		case csConnecting:
@@ -277,16 +247,14 @@ func (w *worker) sweep(now int64) {
 				w.connectFailed(c, now)
 			}
 		case csDown:
-			if now >= c.since && (!w.r.countMode || w.budget > 0) {
+			if now >= c.since && (!w.r.countMode || w.Budget > 0) {
 				w.connect(c, now)
 			}
 		}
 	}
 	// Count mode must end even when the server is gone: after a timeout without any progress
 	// and no connection left to wait on, what was not sent is given up as lost.
-	if w.r.countMode && !live && w.budget > 0 && now-w.lastProgress > timeout {
-		w.owed -= w.budget
-		w.lost += w.budget
-		w.budget = 0
+	if w.r.countMode && !live && w.Budget > 0 && now-w.LastProgress > timeout {
+		w.GiveUp()
 	}
 }

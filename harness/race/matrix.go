@@ -107,7 +107,7 @@ rounds:
 	prog.Done()
 
 	m := session.Matrix{
-		Kind: "matrix", Targets: o.Targets, Scenario: r.Scenario, Seed: o.Seed, Orders: orders, Runs: runs,
+		Kind: "matrix", Targets: o.Targets, Scenario: r.Scenario, Unit: unitOf(sc), Seed: o.Seed, Orders: orders, Runs: runs,
 		Warnings: warnings, Started: started,
 	}
 	m.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
@@ -136,7 +136,7 @@ rounds:
 		printJSON(o.Stdout, m)
 	} else {
 		for _, t := range m.PerTarget {
-			fmt.Fprintf(o.Stderr, "  %-16s median %s rps  CV %.1f%%  p99 %.2f ms  server CPU %.0f%%\n", t.Target, Thousands(t.MedianRPS), t.CVPct, t.MedianP99Ms, t.MedianCPUPct)
+			fmt.Fprintf(o.Stderr, "  %-16s median %s %s  CV %.1f%%  p99 %.2f ms  server CPU %.0f%%\n", t.Target, Thousands(t.MedianRPS), rateUnit(sc), t.CVPct, t.MedianP99Ms, t.MedianCPUPct)
 		}
 		for _, w := range m.Warnings {
 			fmt.Fprintf(o.Stderr, "  warning: %s\n", w)
@@ -153,7 +153,11 @@ rounds:
 func matrixHeadline(m *session.Matrix) string {
 	var parts []string
 	for _, t := range m.PerTarget {
-		parts = append(parts, fmt.Sprintf("%s %s rps", t.Target, Thousands(t.MedianRPS)))
+		unit := m.Unit
+		if unit == "" {
+			unit = "rps"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s", t.Target, Thousands(t.MedianRPS), unit))
 	}
 	line := fmt.Sprintf("matrix %s: %s; slot correlation %+.2f (seed %d)", m.Scenario, strings.Join(parts, ", "), m.SlotCorrelation, m.Seed)
 	if m.Incomplete != "" {

@@ -3,13 +3,12 @@ package race
 import (
 	"fmt"
 	"io"
-	"os"
-	"strconv"
+	"math"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/bindrace/bindrace/harness/load"
 )
 
 // Progress prints what the session is doing on stderr: one updating line on a terminal
@@ -24,30 +23,20 @@ type Progress struct {
 
 // NewProgress writes to w; it updates a line in place only when w is a terminal.
 func NewProgress(w io.Writer) *Progress {
-	return &Progress{w: w, tty: IsTerminal(w)}
+	return &Progress{w: w, tty: load.IsTerminal(w)}
 }
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
-
-// Status shows the current state of a run. On a terminal it rewrites one line; elsewhere it
-// is silent (Logf carries the plain log lines).
-func (p *Progress) Status(label, phase string, elapsed time.Duration, rps float64) {
+// Status shows the current state of a run, its current rate in unit ("rps", "messages/s").
+// On a terminal it rewrites one line; elsewhere it is silent (Logf carries the plain log lines).
+func (p *Progress) Status(label, phase string, elapsed time.Duration, rate float64, unit string) {
 	if p == nil || !p.tty {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := fmt.Sprintf("%s  %s %.1fs", label, phase, elapsed.Seconds())
-	if rps > 0 {
-		line += "  " + Thousands(rps) + " rps"
+	if rate > 0 {
+		line += "  " + Thousands(rate) + " " + unit
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 	p.shown = true
@@ -89,21 +78,4 @@ func (p *Progress) Done() {
 }
 
 // Thousands formats a number with thousands separators: 482113.4 -> "482,113".
-func Thousands(v float64) string {
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	s := strconv.FormatInt(int64(v+0.5), 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func Thousands(v float64) string { return load.GroupThousands(int64(math.Round(v))) }

@@ -219,6 +219,7 @@ func Race(ctx context.Context, o Options) RaceResult {
 			}
 		}
 		s.Connections, s.Pipelining = r.Connections, r.Pipelining
+		s.Unit = unitOf(byName[r.Scenario])
 		s.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
 		s.Shape.Pairs = o.Profile.Pairs
 		s.Shape.Seed = o.Seed

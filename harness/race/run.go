@@ -15,6 +15,7 @@ import (
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/wsload"
 )
 
 // Plan is how every run of a session is measured (a profile after the flags).
@@ -217,7 +218,7 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 	if ctx.Err() != nil {
 		return run, ErrInterrupted
 	}
-	e.prog.Status(rs.label, "starting", 0, 0)
+	e.status(rs, "starting", 0, 0)
 	srv, err := e.start(ctx, rs.target)
 	if err != nil {
 		return run, err
@@ -271,7 +272,7 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 		return fmt.Errorf("target %s, %s: %w", rs.target, what, ferr)
 	}
 
-	e.prog.Status(rs.label, "verifying", 0, 0)
+	e.status(rs, "verifying", 0, 0)
 	if verr := targets.Verify(rctx, rs.target, srv.Addr(), []scenario.Scenario{rs.sc}); verr != nil {
 		if hasDied() || ctx.Err() != nil {
 			return run, fail("verification", verr)
@@ -279,17 +280,10 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 		return run, fmt.Errorf("target %s failed verification: %w", rs.target, verr)
 	}
 
-	cfg := load.Config{
-		Addr:        srv.Addr(),
-		Requests:    [][]byte{rs.sc.Request(srv.Addr())},
-		Connections: rs.connections,
-		Pipelining:  rs.pipelining,
-		Workers:     e.plan.clientWorkers(),
-		Timeout:     10 * time.Second,
-	}
+	drive := e.driver(rs, srv.Addr())
 	progress := func(phase string) func(load.Progress) {
 		return func(p load.Progress) {
-			e.prog.Status(rs.label, phase, p.Elapsed, p.Rate)
+			e.status(rs, phase, p.Elapsed, p.Rate)
 		}
 	}
 
@@ -297,19 +291,16 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 	// load's warm-up phase. Either way it is excluded from every figure.
 	measureWarmup := e.plan.Warmup
 	if e.plan.Settle > 0 && e.plan.Warmup > 0 {
-		wc := cfg
-		wc.Duration, wc.Warmup = e.plan.Warmup, 0
-		if _, werr := load.Run(rctx, wc, load.Hooks{Progress: progress("warm-up")}); werr != nil || hasDied() || ctx.Err() != nil {
+		if _, werr := drive(rctx, 0, e.plan.Warmup, load.Hooks{Progress: progress("warm-up")}); werr != nil || hasDied() || ctx.Err() != nil {
 			return run, fail("warm-up", werr)
 		}
-		e.prog.Status(rs.label, "settling", 0, 0)
+		e.status(rs, "settling", 0, 0)
 		if !sleep(rctx, e.plan.Settle) {
 			return run, fail("settle", rctx.Err())
 		}
 		// A short ramp so connections are open and pipelines full when the window opens.
 		measureWarmup = min(100*time.Millisecond, e.plan.Warmup)
 	}
-	cfg.Warmup, cfg.Duration = measureWarmup, e.plan.Duration
 
 	var (
 		hmu              sync.Mutex
@@ -351,10 +342,10 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 			if p.Phase == "warmup" {
 				phase = "warm-up"
 			}
-			e.prog.Status(rs.label, phase, p.Elapsed, p.Rate)
+			e.status(rs, phase, p.Elapsed, p.Rate)
 		},
 	}
-	res, lerr := load.Run(rctx, cfg, hooks)
+	res, lerr := drive(rctx, measureWarmup, e.plan.Duration, hooks)
 	hmu.Lock()
 	if perf != nil { // MeasureEnd never came (load failed): close the counters
 		perf.Stop()
@@ -424,8 +415,51 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 		return run, fail("the measurement", nil)
 	}
 	e.stop(srv)
-	e.prog.Logf("%s: %s rps  p99 %.2f ms  server CPU %.0f%%  errors %d", rs.label, Thousands(run.RPS), run.P99Ms, run.ServerCPUPct, run.Errors)
+	e.prog.Logf("%s: %s %s  p99 %.2f ms  server CPU %.0f%%  errors %d", rs.label, Thousands(run.RPS), rateUnit(rs.sc), run.P99Ms, run.ServerCPUPct, run.Errors)
 	return run, nil
+}
+
+// driver returns what drives rs's load against addr for a warm-up and a measured window:
+// harness/load for HTTP scenarios, harness/wsload for WebSocket ones (whose Result counts
+// echoed messages, so Run.RPS is messages/s there).
+func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+	const timeout = 10 * time.Second
+	workers := e.plan.clientWorkers()
+	if rs.sc.WebSocket() {
+		cfg := wsload.Config{Addr: addr, Host: addr, Path: rs.sc.Path, Size: len(rs.sc.Body),
+			Connections: rs.connections, Pipelining: rs.pipelining, Workers: workers, Timeout: timeout}
+		return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+			cfg.Warmup, cfg.Duration = warmup, duration
+			return wsload.Run(ctx, cfg, h)
+		}
+	}
+	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
+		Connections: rs.connections, Pipelining: rs.pipelining, Workers: workers, Timeout: timeout}
+	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+		cfg.Warmup, cfg.Duration = warmup, duration
+		return load.Run(ctx, cfg, h)
+	}
+}
+
+// rateUnit is what a run of sc measures per second, as progress and log lines print it.
+func rateUnit(sc scenario.Scenario) string {
+	if u := unitOf(sc); u != "" {
+		return u
+	}
+	return "rps"
+}
+
+// unitOf is the Unit a session of sc records: "" for HTTP (responses/s, the default),
+// "messages/s" for WebSocket scenarios.
+func unitOf(sc scenario.Scenario) string {
+	if sc.WebSocket() {
+		return wsload.Unit
+	}
+	return ""
+}
+
+func (e *engine) status(rs runSpec, phase string, elapsed time.Duration, rate float64) {
+	e.prog.Status(rs.label, phase, elapsed, rate, rateUnit(rs.sc))
 }
 
 // cooldown pauses between runs; false if the session was cancelled.
@@ -433,7 +467,7 @@ func (e *engine) cooldown(ctx context.Context, label string) bool {
 	if e.plan.Cooldown <= 0 {
 		return ctx.Err() == nil
 	}
-	e.prog.Status(label, "cooldown", 0, 0)
+	e.prog.Status(label, "cooldown", 0, 0, "")
 	return sleep(ctx, e.plan.Cooldown)
 }
 

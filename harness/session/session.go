@@ -99,6 +99,7 @@ type Summary struct {
 	B           string `json:"b"`
 	BVersion    string `json:"b_version,omitempty"` // B's pinned version for the headline, e.g. "20.30.0"
 	Scenario    string `json:"scenario"`
+	Unit        string `json:"unit,omitempty"` // what the rps figures count when not HTTP responses/s: "messages/s"
 	Connections int    `json:"connections"`
 	Pipelining  int    `json:"pipelining"`
 	Shape       Shape  `json:"shape"`
@@ -141,6 +142,7 @@ type Matrix struct {
 	Kind      string        `json:"kind"` // "matrix"
 	Targets   []string      `json:"targets"`
 	Scenario  string        `json:"scenario"`
+	Unit      string        `json:"unit,omitempty"` // what the rps figures count when not HTTP responses/s: "messages/s"
 	Shape     Shape         `json:"shape"`
 	Seed      int64         `json:"seed"`
 	Orders    [][]string    `json:"orders"` // the shuffled order of each round

@@ -11,6 +11,8 @@ import (
 	"net"
 	"strconv"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // client is a plain blocking WebSocket client on a net.Conn, for the few messages of a probe
@@ -171,15 +173,9 @@ func (m *MismatchError) Error() string {
 	return fmt.Sprintf("ws-echo: %s: expected %s, got %s", m.Field, m.Expected, m.Got)
 }
 
-// VerifyPayload is the 64-byte binary message Verify sends: every byte value distinct, so a
-// shifted, truncated or partly rewritten echo shows.
-var VerifyPayload = func() []byte {
-	b := make([]byte, DefaultSize)
-	for i := range b {
-		b[i] = byte(i*37 + 11)
-	}
-	return b
-}()
+// VerifyPayload is the binary message Verify sends: the scenario's (every byte value distinct,
+// so a shifted, truncated or partly rewritten echo shows).
+var VerifyPayload = scenario.WSPayload(scenario.WSMessageSize)
 
 // VerifyText is the text message Verify sends (multi-byte UTF-8 included, so a server that
 // mangles encodings shows).
@@ -196,7 +192,7 @@ func Verify(ctx context.Context, addr string) error {
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
-	c, err := dial(ctx, addr, addr, DefaultPath)
+	c, err := dial(ctx, addr, addr, scenario.WSPath)
 	if err != nil {
 		return err
 	}

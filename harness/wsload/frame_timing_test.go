@@ -3,6 +3,9 @@ package wsload
 import (
 	"testing"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/load"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // echoBatch is what a server sends back for one batch of n size-byte messages of c: n
@@ -17,13 +20,13 @@ func echoBatch(w *worker, c *conn, n int) []byte {
 
 // benchWorker is a worker with one connection in the middle of a run, without sockets.
 func benchWorker(tb testing.TB, p int) (*worker, *conn) {
-	r := &runner{cfg: Config{Size: DefaultSize, Pipelining: p}, countMode: false}
-	r.winStart.Store(1) // the window is open: the measured path is the one taken
+	r := &runner{cfg: Config{Size: scenario.WSMessageSize, Pipelining: p}, countMode: false}
+	r.win.Open() // the window is open: the measured path is the one taken
 	w, err := newWorker(r, 1, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(w.shutdown)
+	tb.Cleanup(w.Shutdown)
 	c := &w.conns[0]
 	c.state = csOpen
 	w.fill(c, p)
@@ -33,8 +36,8 @@ func benchWorker(tb testing.TB, p int) (*worker, *conn) {
 // consumeOnce is the read side of one batch: parse, compare every echo, book them.
 func consumeOnce(tb testing.TB, w *worker, c *conn, batch, read []byte, p int) {
 	copy(read, batch) // a fresh read each time (the parser would unmask in place)
-	c.sent, c.pending, c.batchStart = int32(p), int32(p), nanotime()-int64(50*time.Microsecond)
-	w.consume(c, read, nanotime())
+	c.sent, c.pending, c.batchStart = int32(p), int32(p), load.Nanotime()-int64(50*time.Microsecond)
+	w.consume(c, read, load.Nanotime())
 	if c.pending != 0 || c.state != csOpen {
 		tb.Fatalf("pending %d, state %d, errors %v", c.pending, c.state, w.counts.errs)
 	}

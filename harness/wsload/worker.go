@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/bindrace/bindrace/harness/load"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,6 +49,7 @@ type conn struct {
 	idx        int32 // position in worker.conns, carried in epoll events
 	batchStart int64 // nanotime just before the batch's write: latency is measured from here
 	since      int64 // csConnecting/csHandshake: when it began; csDown: earliest retry
+	opened     bool  // a socket was opened for this slot before: the next one is a reconnect
 	seq        uint64
 	wrest      []byte // what the kernel has not taken yet; written on EPOLLOUT
 	hs         []byte // the upgrade response so far
@@ -68,27 +69,17 @@ type conn struct {
 }
 
 type worker struct {
-	r        *runner
-	sa       unix.Sockaddr // this worker's own copy: x/sys encodes into it on every Connect
-	epfd     int
-	conns    []conn
-	evs      []unix.EpollEvent
-	buf      []byte
-	hist     *hdrhistogram.Histogram
-	counts   counts // measured window only
-	size     int    // payload bytes per message
-	frameLen int    // bytes per client frame (header + mask + payload)
-
-	all          int64 // echoes in any phase, for progress
-	lastProgress int64
-	lastSweep    int64
-	budget       int64 // Count mode: messages still to send
-	owed         int64 // Count mode: messages to send or in flight whose fate is not settled
-	lost         int64 // Count mode: messages sent and never echoed
-
-	_        [64]byte // keep the progress word off the cache lines the loop writes
-	progress atomic.Int64
-	_        [56]byte
+	r          *runner
+	sa         unix.Sockaddr // this worker's own copy: x/sys encodes into it on every Connect
+	epfd       int
+	conns      []conn
+	evs        []unix.EpollEvent
+	buf        []byte
+	counts     counts // measured window only
+	size       int    // payload bytes per message
+	frameLen   int    // bytes per client frame (header + mask + payload)
+	lastSweep  int64
+	load.Tally // echoes and their latencies; Count mode's messages
 }
 
 func newWorker(r *runner, nconns int, share int64) (*worker, error) {
@@ -104,11 +95,9 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 		conns:    make([]conn, nconns),
 		evs:      make([]unix.EpollEvent, maxEvents),
 		buf:      make([]byte, readChunk),
-		hist:     newHistogram(),
 		size:     size,
 		frameLen: headerLen(size, true) + size,
-		budget:   share,
-		owed:     share,
+		Tally:    load.NewTally(r.countMode, share),
 	}
 	for i := range w.conns {
 		c := &w.conns[i]
@@ -118,44 +107,44 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 	return w, nil
 }
 
-// prebuild lays out c's P frames once: headers (FIN, binary, masked, length) and a payload
-// pattern that differs per connection and slot. Per batch only the first 8 payload bytes (a
+// prebuild lays out c's P frames once: headers (FIN, binary, masked, length) and the
+// scenario's payload (scenario.WSPayload). Per batch only the first 8 payload bytes (a
 // per-connection sequence number, so a stale, repeated or reordered echo cannot pass for the
 // right one) and the mask change.
 func (w *worker) prebuild(c *conn, p int) {
 	size, fl := w.size, w.frameLen
 	c.frames = make([]byte, p*fl)
 	c.plain = make([]byte, p*size)
+	payload := scenario.WSPayload(size)
 	for i := range p {
 		putHeader(c.frames[i*fl:], opBinary, size, true, 0)
-		for j := range size {
-			c.plain[i*size+j] = byte(j*31 + i*7 + int(c.idx)*13 + 1)
-		}
+		copy(c.plain[i*size:], payload)
 	}
 }
 
-func (w *worker) run() {
-	now := nanotime()
-	w.lastProgress, w.lastSweep = now, now
+// Run is the worker's event loop (see load.Worker).
+func (w *worker) Run() {
+	now := load.Nanotime()
+	w.LastProgress, w.lastSweep = now, now
 	for i := range w.conns {
 		w.connect(&w.conns[i], now)
 	}
-	for !w.r.stop.Load() && !(w.r.countMode && w.owed == 0) {
+	for !w.r.win.Stopped() && !w.Settled() {
 		w.poll()
-		w.progress.Store(w.all)
-		if now = nanotime(); now-w.lastSweep >= int64(sweepEvery) {
+		w.Publish()
+		if now = load.Nanotime(); now-w.lastSweep >= int64(sweepEvery) {
 			w.sweep(now)
 		}
 	}
-	w.progress.Store(w.all)
+	w.Publish()
 }
 
 // poll handles one round of socket events.
 func (w *worker) poll() {
 	// Under load events are nearly always ready: ask without the scheduler hand-off first.
-	n := pollNow(w.epfd, w.evs)
+	n := load.PollNow(w.epfd, w.evs)
 	if n == 0 {
-		n = pollWait(w.epfd, w.evs, int(sweepEvery/time.Millisecond))
+		n = load.PollWait(w.epfd, w.evs, int(sweepEvery/time.Millisecond))
 	}
 	for i := range n {
 		ev := &w.evs[i]
@@ -167,7 +156,8 @@ func (w *worker) poll() {
 	}
 }
 
-func (w *worker) shutdown() {
+// Shutdown closes the worker's connections and its epoll instance.
+func (w *worker) Shutdown() {
 	for i := range w.conns {
 		w.closeConn(&w.conns[i])
 	}
@@ -177,7 +167,7 @@ func (w *worker) shutdown() {
 func (w *worker) event(c *conn, ev uint32) {
 	switch c.state {
 	case csConnecting:
-		w.connected(c, nanotime())
+		w.connected(c, load.Nanotime())
 	case csHandshake, csOpen, csClosing:
 		if ev&unix.EPOLLOUT != 0 && len(c.wrest) > 0 {
 			gen := c.gen
@@ -199,8 +189,8 @@ func (w *worker) event(c *conn, ev uint32) {
 func (w *worker) readable(c *conn, hup bool) {
 	gen := c.gen
 	for {
-		n, e := sysRead(c.fd, w.buf)
-		t := nanotime()
+		n, e := load.SysRead(c.fd, w.buf)
+		t := load.Nanotime()
 		switch {
 		case e == unix.EAGAIN:
 			return
@@ -247,7 +237,7 @@ func (w *worker) handshake(c *conn, data []byte, t int64) {
 // consume parses the frames in data, which arrived at t, checks every echo against what was
 // sent and books the complete ones.
 func (w *worker) consume(c *conn, data []byte, t int64) {
-	in := w.r.inWindow(t)
+	in := w.r.win.In(t)
 	if in {
 		w.counts.bytes += int64(len(data))
 	}
@@ -259,7 +249,7 @@ func (w *worker) consume(c *conn, data []byte, t int64) {
 		case evMore:
 			continue
 		case evProtocol:
-			w.record(c, done, t, in)
+			w.Record(done, c.batchStart, t, in)
 			w.fail(c, kProtocol, t)
 			return
 		}
@@ -271,7 +261,7 @@ func (w *worker) consume(c *conn, data []byte, t int64) {
 				payload := c.ctl[:c.ctlN]
 				c.ctlN = 0
 				if !w.control(c, op, payload, t) {
-					w.record(c, done, t, in)
+					w.Record(done, c.batchStart, t, in)
 					return
 				}
 			}
@@ -295,7 +285,7 @@ func (w *worker) consume(c *conn, data []byte, t int64) {
 				c.f.why = ""
 			}
 			if c.f.why != "" {
-				w.record(c, done, t, in)
+				w.Record(done, c.batchStart, t, in)
 				w.fail(c, kProtocol, t)
 				return
 			}
@@ -304,14 +294,14 @@ func (w *worker) consume(c *conn, data []byte, t int64) {
 		i := int(c.sent - c.pending)
 		want := c.plain[i*size : (i+1)*size]
 		if c.msgOp != opBinary || c.msgOff+len(chunk) > size || !bytes.Equal(chunk, want[c.msgOff:c.msgOff+len(chunk)]) {
-			w.record(c, done, t, in)
+			w.Record(done, c.batchStart, t, in)
 			w.fail(c, kMismatch, t)
 			return
 		}
 		c.msgOff += len(chunk)
 		if end && c.f.fin {
 			if c.msgOff != size {
-				w.record(c, done, t, in)
+				w.Record(done, c.batchStart, t, in)
 				w.fail(c, kMismatch, t)
 				return
 			}
@@ -320,7 +310,7 @@ func (w *worker) consume(c *conn, data []byte, t int64) {
 			done++
 		}
 	}
-	w.record(c, done, t, in)
+	w.Record(done, c.batchStart, t, in)
 }
 
 // control handles a complete control frame; false means c was closed.
@@ -347,13 +337,13 @@ func (w *worker) control(c *conn, op byte, payload []byte, t int64) bool {
 		code = binary.BigEndian.Uint16(payload)
 	}
 	if len(c.wrest) == 0 {
-		_, _ = sysSend(c.fd, appendFrame(nil, opClose, closePayload(code), true, rand.Uint32()))
+		_, _ = load.SysSend(c.fd, appendFrame(nil, opClose, closePayload(code), true, rand.Uint32()))
 	}
-	if c.pending == 0 && w.r.countMode && w.budget == 0 {
+	if c.pending == 0 && w.r.countMode && w.Budget == 0 {
 		w.closeConn(c) // idle and nothing left to send: not an error
 		return false
 	}
-	w.fail(c, kClose, t)
+	w.fail(c, kClosed, t)
 	return false
 }
 
@@ -364,40 +354,22 @@ func (w *worker) eof(c *conn, t int64) {
 		w.closeConn(c)
 	case c.state == csHandshake:
 		w.fail(c, kHandshake, t)
-	case c.pending == 0 && w.r.countMode && w.budget == 0:
+	case c.pending == 0 && w.r.countMode && w.Budget == 0:
 		w.closeConn(c)
 	default:
-		w.fail(c, kClose, t)
-	}
-}
-
-// record books done echoes of c's batch that completed at t: all of them share one latency,
-// so the histogram is touched once per read, not once per message.
-func (w *worker) record(c *conn, done int64, t int64, in bool) {
-	if done == 0 {
-		return
-	}
-	w.all += done
-	w.lastProgress = t
-	if w.r.countMode {
-		w.owed -= done
-	}
-	if in {
-		w.counts.messages += done
-		us := (t - c.batchStart) / 1000
-		_ = w.hist.RecordValues(min(max(us, histMin), histMax), done)
+		w.fail(c, kClosed, t)
 	}
 }
 
 func (w *worker) count(k kind, t int64) {
-	if w.r.inWindow(t) {
+	if w.r.win.In(t) {
 		w.counts.errs[k]++
 	}
 }
 
 // connect opens c's socket without blocking; completion arrives as EPOLLOUT.
 func (w *worker) connect(c *conn, now int64) {
-	if w.r.countMode && w.budget == 0 {
+	if w.r.countMode && w.Budget == 0 {
 		c.state, c.since = csDown, now // nothing to send; stay closed
 		return
 	}
@@ -418,6 +390,10 @@ func (w *worker) connect(c *conn, now int64) {
 		return
 	}
 	c.fd, c.since = fd, now
+	if c.opened && w.r.win.In(now) {
+		w.counts.reconnects++
+	}
+	c.opened = true
 	switch err := unix.Connect(fd, w.sa); err {
 	case nil:
 		w.upgrade(c, now)
@@ -472,18 +448,14 @@ func (w *worker) closeConn(c *conn) {
 // unpredictable key per frame; math/rand/v2's generator is ChaCha8 seeded by the OS, per
 // thread, without locks), and starts the batch's latency clock.
 func (w *worker) send(c *conn) {
-	n := int32(w.r.cfg.Pipelining)
-	if w.r.countMode {
-		n = int32(min(int64(n), w.budget))
-		if n == 0 {
-			return
-		}
-		w.budget -= int64(n)
+	n := w.Take(w.r.cfg.Pipelining)
+	if n == 0 {
+		return
 	}
-	w.fill(c, int(n))
-	c.sent, c.pending = n, n
-	c.batchStart = nanotime()
-	w.enqueue(c, c.frames[:int(n)*w.frameLen])
+	w.fill(c, n)
+	c.sent, c.pending = int32(n), int32(n)
+	c.batchStart = load.Nanotime()
+	w.enqueue(c, c.frames[:n*w.frameLen])
 }
 
 // fill prepares c's first n frames for a batch: new sequence numbers, new keys, re-masked.
@@ -520,7 +492,7 @@ func (w *worker) enqueue(c *conn, b []byte) {
 // write pushes b out; what the kernel does not take now waits for EPOLLOUT in c.wrest.
 func (w *worker) write(c *conn, b []byte) {
 	for len(b) > 0 {
-		n, e := sysSend(c.fd, b)
+		n, e := load.SysSend(c.fd, b)
 		switch e {
 		case 0:
 			b = b[n:]
@@ -529,7 +501,7 @@ func (w *worker) write(c *conn, b []byte) {
 			c.wrest = b
 			return
 		default:
-			w.fail(c, kWrite, nanotime())
+			w.fail(c, kWrite, load.Nanotime())
 			return
 		}
 	}
@@ -541,14 +513,11 @@ func (w *worker) write(c *conn, b []byte) {
 // run is over).
 func (w *worker) fail(c *conn, k kind, now int64) {
 	w.count(k, now)
-	if w.r.countMode {
-		w.owed -= int64(c.pending)
-		w.lost += int64(c.pending)
-	}
+	w.Lose(int64(c.pending))
 	setup := c.state == csHandshake
 	w.closeConn(c)
 	switch {
-	case w.r.stop.Load():
+	case w.r.win.Stopped():
 	case setup:
 		c.since = now + int64(reconnectDelay)
 	default:
@@ -570,7 +539,7 @@ func (w *worker) sweep(now int64) {
 			switch {
 			case c.pending > 0 && now-c.batchStart > timeout:
 				w.fail(c, kTimeout, now)
-			case c.pending == 0 && (!w.r.countMode || w.budget > 0):
+			case c.pending == 0 && (!w.r.countMode || w.Budget > 0):
 				w.send(c)
 			}
 		case csHandshake:
@@ -585,7 +554,7 @@ func (w *worker) sweep(now int64) {
 				w.connectFailed(c, now)
 			}
 		case csDown:
-			if now >= c.since && (!w.r.countMode || w.budget > 0) {
+			if now >= c.since && (!w.r.countMode || w.Budget > 0) {
 				w.connect(c, now)
 			}
 		}
@@ -594,10 +563,8 @@ func (w *worker) sweep(now int64) {
 	// without any echo and no connection left to wait on (or three timeouts, for connections
 	// that keep failing in set-up), what was not sent is given up as lost. Batches in flight
 	// settle through their own timeouts.
-	if w.r.countMode && w.budget > 0 && (!live && now-w.lastProgress > timeout || now-w.lastProgress > 3*timeout) {
-		w.owed -= w.budget
-		w.lost += w.budget
-		w.budget = 0
+	if w.r.countMode && w.Budget > 0 && (!live && now-w.LastProgress > timeout || now-w.LastProgress > 3*timeout) {
+		w.GiveUp()
 	}
 }
 
@@ -618,8 +585,8 @@ func (w *worker) closeAll(wait time.Duration) {
 			closing++
 		}
 	}
-	deadline := nanotime() + int64(wait)
-	for closing > 0 && nanotime() < deadline {
+	deadline := load.Nanotime() + int64(wait)
+	for closing > 0 && load.Nanotime() < deadline {
 		w.poll()
 		closing = 0
 		for i := range w.conns {

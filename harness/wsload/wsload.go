@@ -10,10 +10,10 @@
 // re-masked in place per batch; echoes compared where they landed in the read buffer; no
 // allocation per message and no shared state on the hot path beyond the window marks.
 //
-// Its Config, Hooks, Progress and Result mirror harness/load's field for field (and JSON name
-// for JSON name) so the race orchestrator can drive both the same way. They are separate types
-// rather than imports because harness/load's Command dispatches ws:// URLs here: wsload
-// importing load would make an import cycle.
+// It shares harness/load's machinery rather than copying it: the run loop and its phases
+// (load.Drive), the measured window, the raw syscalls, the clock, the histogram, and the types
+// the race orchestrator reads (Hooks, Progress, Result, whose Unit is "messages/s" here). The
+// CLI dispatches `bindrace load` to Command for ws:// URLs and WebSocket scenarios.
 //
 // Linux only (epoll).
 package wsload
@@ -22,35 +22,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/bindrace/bindrace/harness/load"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"golang.org/x/sys/unix"
 )
 
 const (
 	// DefaultTimeout applies when Config.Timeout is zero.
-	DefaultTimeout = 5 * time.Second
-	// DefaultSize is the ws-echo scenario's message size.
-	DefaultSize = 64
-	// DefaultPath is the ws-echo scenario's endpoint.
-	DefaultPath = "/ws"
+	DefaultTimeout = load.DefaultTimeout
 	// Unit names what Result.RPS counts.
 	Unit = "messages/s"
-	// maxSize bounds Config.Size: P such messages are prebuilt per connection.
-	maxSize = 16 << 20
 )
 
 type Config struct {
 	Addr        string        // host:port
 	Host        string        // Host header; default Addr
-	Path        string        // upgrade path; default DefaultPath
-	Size        int           // payload bytes per message; default DefaultSize
+	Path        string        // upgrade path; default scenario.WSPath
+	Size        int           // payload bytes per message; default scenario.WSMessageSize, at most scenario.WSMaxMessage
 	Connections int           // default 100
 	Pipelining  int           // messages in flight per connection, written in one batch; default 1
 	Workers     int           // goroutines, each with its own event loop; default GOMAXPROCS
@@ -60,82 +52,28 @@ type Config struct {
 	Timeout     time.Duration // dial, upgrade and per-batch echo timeout; default DefaultTimeout
 }
 
-type Hooks struct {
-	MeasureStart func()         // called right before the measured window opens (after warm-up)
-	MeasureEnd   func()         // called right after it closes, before connections are closed
-	Progress     func(Progress) // about once a second, from Run's goroutine
+// Hooks and Progress are harness/load's: Progress.Responses counts echoed messages.
+type (
+	Hooks    = load.Hooks
+	Progress = load.Progress
+	// Result is harness/load's: Responses counts complete, matching echoes that arrived in the
+	// window, RPS is messages per second and Unit is "messages/s".
+	Result = load.Result
+)
+
+// Shape is the part of c that says how the load is driven.
+func (c Config) Shape() load.Shape {
+	return load.Shape{Connections: c.Connections, Pipelining: c.Pipelining, Workers: c.Workers, Warmup: c.Warmup,
+		Duration: c.Duration, Count: c.Count, Timeout: c.Timeout}
 }
 
-// Progress is a snapshot of a running load.
-type Progress struct {
-	Phase     string        // "warmup", "measure" or "count"
-	Elapsed   time.Duration // since the phase began
-	Responses int64         // echoed messages in this phase so far
-	Rate      float64       // messages/s over the last interval
-}
-
-// Result has harness/load.Result's fields and JSON names; Responses counts echoed messages
-// and RPS is messages per second (Unit says so in the JSON).
-type Result struct {
-	Responses int64                   `json:"responses"` // complete, matching echoes that arrived in the window
-	Elapsed   time.Duration           `json:"-"`         // length of the measured window
-	RPS       float64                 `json:"rps"`       // messages/s
-	Unit      string                  `json:"unit"`      // "messages/s"
-	Latency   Latency                 `json:"latency"`
-	Errors    map[string]int64        `json:"errors_by_kind"` // by kind: see the Kind constants
-	BytesRead int64                   `json:"bytes_read"`
-	Hist      *hdrhistogram.Histogram `json:"-"` // µs, merged across workers
-}
-
-// ErrorCount is the sum of Errors.
-func (r *Result) ErrorCount() int64 {
-	var n int64
-	for _, v := range r.Errors {
-		n += v
-	}
-	return n
-}
-
-// runner is what the workers of one Run share: read-only configuration plus the window marks.
+// runner is what the workers of one Run share: read-only configuration plus the window.
 type runner struct {
 	cfg       Config
 	countMode bool
 	family    int
-	sa        unix.Sockaddr
-
-	// The measured window, in nanotime; 0 = not yet, edgePending = being set right now.
-	winStart, winEnd atomic.Int64
-	stop             atomic.Bool
-}
-
-const edgePending = math.MaxInt64
-
-// inWindow reports whether an event at t (taken before the call) is in the measured window.
-// Each edge is published in two steps (pending, then its time), so a worker that still sees
-// "not set" took its clock before the edge was taken: t is on the right side of it without a
-// race. A worker that sees "pending" waits the few nanoseconds until the time lands.
-func (r *runner) inWindow(t int64) bool {
-	s := r.winStart.Load()
-	for s == edgePending {
-		runtime.Gosched()
-		s = r.winStart.Load()
-	}
-	if s == 0 || t < s {
-		return false
-	}
-	e := r.winEnd.Load()
-	for e == edgePending {
-		runtime.Gosched()
-		e = r.winEnd.Load()
-	}
-	return e == 0 || t <= e
-}
-
-func markEdge(a *atomic.Int64) int64 {
-	a.Store(edgePending)
-	t := nanotime()
-	a.Store(t)
-	return t
+	sa        unix.Sockaddr // a template: each worker connects with its own copy (see sockaddr)
+	win       load.Window
 }
 
 // sockaddr returns a fresh copy of the target address. Each worker needs its own: x/sys's
@@ -159,39 +97,19 @@ func (c Config) normalized() (Config, error) {
 		c.Host = c.Addr
 	}
 	if c.Path == "" {
-		c.Path = DefaultPath
+		c.Path = scenario.WSPath
 	}
 	if c.Size == 0 {
-		c.Size = DefaultSize
+		c.Size = scenario.WSMessageSize
 	}
-	if c.Size < 0 || c.Size > maxSize {
-		return c, fmt.Errorf("wsload: message size %d out of range 0..%d", c.Size, maxSize)
+	if c.Size < 0 || c.Size > scenario.WSMaxMessage {
+		return c, fmt.Errorf("wsload: message size %d out of range 0..%d", c.Size, scenario.WSMaxMessage)
 	}
-	if c.Connections <= 0 {
-		c.Connections = 100
-	}
-	if c.Pipelining <= 0 {
-		c.Pipelining = 1
-	}
-	if c.Workers <= 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
-	}
-	c.Workers = min(c.Workers, c.Connections)
-	if c.Count > 0 {
-		c.Workers = int(min(int64(c.Workers), c.Count))
-		c.Warmup = 0
-	} else if c.Duration <= 0 {
-		return c, errors.New("wsload: duration must be positive (or set a count)")
-	}
-	if c.Warmup < 0 {
-		return c, errors.New("wsload: negative warm-up")
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	return c, nil
+	s, err := c.Shape().Normalized()
+	c.Connections, c.Pipelining, c.Workers, c.Warmup = s.Connections, s.Pipelining, s.Workers, s.Warmup
+	c.Duration, c.Count, c.Timeout = s.Duration, s.Count, s.Timeout
+	return c, err
 }
-
 func newRunner(cfg Config) (*runner, error) {
 	ta, err := net.ResolveTCPAddr("tcp", cfg.Addr)
 	if err != nil {
@@ -236,106 +154,18 @@ func Run(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 	}
 	probe.Close()
 
-	workers := make([]*worker, cfg.Workers)
-	defer func() {
-		for _, w := range workers {
-			if w != nil {
-				w.shutdown()
-			}
-		}
-	}()
-	for i := range workers {
-		nconns := cfg.Connections/cfg.Workers + btoi(i < cfg.Connections%cfg.Workers)
-		var share int64
-		if r.countMode {
-			share = cfg.Count/int64(cfg.Workers) + int64(btoi(int64(i) < cfg.Count%int64(cfg.Workers)))
-		}
-		if workers[i], err = newWorker(r, nconns, share); err != nil {
-			return nil, fmt.Errorf("wsload: %w", err)
-		}
+	sh := cfg.Shape()
+	workers, err := load.NewWorkers(sh, func(n int, share int64) (*worker, error) { return newWorker(r, n, share) })
+	if err != nil {
+		return nil, fmt.Errorf("wsload: %w", err)
 	}
-
-	call := func(f func()) {
-		if f != nil {
-			f()
-		}
-	}
-	phase := "warmup"
-	if r.countMode {
-		phase = "count"
-	}
-	if r.countMode || cfg.Warmup == 0 {
-		call(h.MeasureStart)
-		markEdge(&r.winStart)
-		if phase == "warmup" {
-			phase = "measure"
-		}
-	}
-
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() { defer wg.Done(); w.run() }()
-	}
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-
-	total := func() (n int64) {
-		for _, w := range workers {
-			n += w.progress.Load()
-		}
-		return n
-	}
-	phaseStart, phaseBase := time.Now(), int64(0)
-	edge := time.NewTimer(cfg.Warmup)
-	switch {
-	case r.countMode:
-		edge.Stop()
-	case phase == "measure":
-		edge.Reset(cfg.Duration)
-	}
-	defer edge.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	lastTick, lastTotal := time.Now(), int64(0)
-
-	var runErr error
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			runErr = fmt.Errorf("%w: %w", ErrIncomplete, ctx.Err())
-			break loop
-		case <-finished: // Count mode: every message settled
-			break loop
-		case <-edge.C:
-			if phase == "warmup" {
-				call(h.MeasureStart)
-				markEdge(&r.winStart)
-				phase, phaseStart, phaseBase = "measure", time.Now(), total()
-				edge.Reset(cfg.Duration)
-				continue
-			}
-			break loop
-		case now := <-tick.C:
-			n := total()
-			if h.Progress != nil {
-				h.Progress(Progress{Phase: phase, Elapsed: max(0, now.Sub(phaseStart)), Responses: n - phaseBase,
-					Rate: float64(n-lastTotal) / now.Sub(lastTick).Seconds()})
-			}
-			lastTick, lastTotal = now, n
-		}
-	}
-	if r.winStart.Load() != 0 {
-		markEdge(&r.winEnd)
-		call(h.MeasureEnd)
-	}
-	r.stop.Store(true)
-	<-finished
+	defer load.Shutdown(workers)
+	runErr := load.Drive(ctx, sh, h, &r.win, workers)
 
 	// The close handshake runs after the window (it is not part of any figure), on every
 	// worker at once so it costs one wait, not one per worker.
 	closeWait := min(cfg.Timeout, time.Second)
+	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
 		go func() { defer wg.Done(); w.closeAll(closeWait) }()
@@ -346,7 +176,7 @@ loop:
 	if r.countMode && runErr == nil {
 		var lost int64
 		for _, w := range workers {
-			lost += w.lost
+			lost += w.Lost
 		}
 		if lost > 0 {
 			runErr = fmt.Errorf("%w: %d of %d messages were not echoed", ErrIncomplete, lost, cfg.Count)
@@ -357,23 +187,15 @@ loop:
 
 func merge(r *runner, workers []*worker) *Result {
 	var c counts
-	hist := newHistogram()
+	hist := load.NewHistogram()
+	var messages int64
 	for _, w := range workers {
 		c.add(&w.counts)
-		hist.Merge(w.hist)
+		messages += w.Measured
+		hist.Merge(w.Hist)
 	}
-	res := &Result{Responses: c.messages, BytesRead: c.bytes, Hist: hist, Latency: summarize(hist), Unit: Unit,
-		Errors: c.errorMap()}
-	if s, e := r.winStart.Load(), r.winEnd.Load(); s != 0 && e > s {
-		res.Elapsed = time.Duration(e - s)
-		res.RPS = float64(res.Responses) / res.Elapsed.Seconds()
-	}
+	res := &Result{Responses: messages, BytesRead: c.bytes, Reconnects: c.reconnects, Hist: hist,
+		Latency: load.Summarize(hist), Unit: Unit, Errors: c.errorMap()}
+	r.win.Finish(res)
 	return res
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -98,11 +98,11 @@ func TestServerCloseFrameMidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Errors[KindClose] == 0 || res.Responses == 0 {
+	if res.Errors[KindClosed] == 0 || res.Responses == 0 {
 		t.Fatalf("%d messages, errors %v: want close errors and messages from reconnections", res.Responses, res.Errors)
 	}
 	for k := range res.Errors {
-		if k != KindClose {
+		if k != KindClosed {
 			t.Fatalf("unexpected error kind %q: %v", k, res.Errors)
 		}
 	}
@@ -114,7 +114,7 @@ func TestServerDropsTCPMidRun(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("err %v, want ErrIncomplete", err)
 	}
-	if res.Errors[KindClose] == 0 {
+	if res.Errors[KindClosed] == 0 {
 		t.Fatalf("errors %v: want close", res.Errors)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -488,5 +490,93 @@ h.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 	}
 	if strings.TrimSpace(r.stdout) != "" {
 		t.Errorf("stdout: %q", r.stdout)
+	}
+}
+
+// A race on the ws-echo scenario drives wsload: messages/s in every run's rps, and the
+// summary says so.
+func TestRaceWebSocket(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--scenario", "ws-echo", "--pairs", "2",
+		"--duration", "1s", "--warmup", "200ms", "--cooldown", "0", "--out", dir, "--json")
+	if r.code == 2 {
+		t.Fatalf("exit 2\nstderr: %s", r.stderr)
+	}
+	var s session.Summary
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	onDisk, err := session.LoadSummary(dir)
+	if err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	for _, s := range []*session.Summary{&s, onDisk} {
+		if s.Scenario != "ws-echo" || s.Unit != "messages/s" || s.Verdict == "" || len(s.Pairs) != 2 {
+			t.Fatalf("summary: scenario %q unit %q verdict %q pairs %d", s.Scenario, s.Unit, s.Verdict, len(s.Pairs))
+		}
+		for _, p := range s.Pairs {
+			for _, run := range []session.Run{p.A, p.B} {
+				if run.Scenario != "ws-echo" || run.RPS <= 0 || run.Responses <= 0 || run.P99Ms <= 0 || run.Errors != 0 || run.Error != "" || run.ServerCPUPct <= 0 {
+					t.Errorf("pair %d %s: %+v", p.Index, run.Target, run)
+				}
+			}
+		}
+	}
+	if !strings.Contains(r.stderr, "messages/s") {
+		t.Errorf("progress lines do not say messages/s:\n%s", r.stderr)
+	}
+	noLeftovers(t)
+}
+
+// `bindrace load` hands ws:// URLs and WebSocket scenarios to wsload, everything else to the
+// HTTP generator; both print the same JSON object.
+func TestLoadDispatch(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	srv := exec.Command(bin, "serve", "--target", "fasthttp", "--port", strconv.Itoa(port))
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() })
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server on %s did not come up", addr)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		unit string
+	}{
+		{[]string{"--scenario", "ws-echo", "ws://" + addr + "/ws"}, "messages/s"},
+		{[]string{"ws://" + addr}, "messages/s"},
+		{[]string{"--scenario=ws-echo", addr}, "messages/s"},
+		{[]string{"http://" + addr + "/"}, ""},
+	} {
+		args := append([]string{"load", "-c", "4", "--pipelining", "2", "-t", "1", "--count", "400", "--json"}, c.args...)
+		r := cli(t, 30*time.Second, args...)
+		var j map[string]any
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &j) != nil {
+			t.Errorf("%q: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+			continue
+		}
+		unit, _ := j["unit"].(string)
+		if unit != c.unit || j["responses"] != 400.0 || j["errors"] != 0.0 {
+			t.Errorf("%q: %s", args, r.stdout)
+		}
+	}
+	// A WebSocket scenario cannot be sent as an HTTP request, and wss:// is not supported.
+	for _, args := range [][]string{{"load", "--scenario", "ws-echo", "wss://" + addr + "/ws"}, {"load", "--scenario", "nope", addr}} {
+		if r := cli(t, 10*time.Second, args...); r.code != 2 || r.stdout != "" {
+			t.Errorf("%q: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
 	}
 }

@@ -12,11 +12,14 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/wsload"
 )
 
 // version is set by the Makefile with -ldflags "-X main.version=...".
@@ -33,7 +36,7 @@ var commands = []command{
 	{"race", "race two targets in balanced AB/BA pairs, gate, write reports", race.RaceCommand},
 	{"matrix", "N targets, shuffled order per round, position-bias check", race.MatrixCommand},
 	{"counters", "hardware/software counters per response (perf or cachegrind)", counters.Command},
-	{"load", "the built-in load generator alone, like wrk", load.Command},
+	{"load", "the built-in load generator alone, like wrk (HTTP, or WebSocket ws-echo)", loadCommand},
 	{"report", "render a saved session (md, html, csv, json, benchfmt)", race.ReportCommand},
 	{"gate", "re-apply the gate to a saved session", race.GateCommand},
 	{"version", "print the version", versionCommand},
@@ -84,6 +87,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "bindrace: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// loadCommand is `bindrace load`: WebSocket load (a ws:// URL, or --scenario naming a
+// WebSocket scenario such as ws-echo) goes to harness/wsload, everything else to harness/load.
+// Both take the same flags and print the same JSON object.
+func loadCommand(args []string, stdout, stderr io.Writer) int {
+	if isWebSocketLoad(args) {
+		return wsload.Command(args, stdout, stderr)
+	}
+	return load.Command(args, stdout, stderr)
+}
+
+func isWebSocketLoad(args []string) bool {
+	for i, a := range args {
+		var scen string
+		switch {
+		case strings.HasPrefix(a, "ws://"), strings.HasPrefix(a, "wss://"):
+			return true
+		case a == "--scenario" && i+1 < len(args):
+			scen = args[i+1]
+		case strings.HasPrefix(a, "--scenario="):
+			scen = strings.TrimPrefix(a, "--scenario=")
+		default:
+			continue
+		}
+		if sc, err := scenario.ByName(scen); err == nil && sc.WebSocket() {
+			return true
+		}
+	}
+	return false
 }
 
 func versionCommand(args []string, stdout, stderr io.Writer) int {
