@@ -202,16 +202,19 @@ func TestRunWarmupExcluded(t *testing.T) {
 	if atStart == 0 {
 		t.Fatal("no responses during warm-up")
 	}
-	// What the server wrote between the hooks and what arrived in the window differ at most
-	// by what was in flight at the two edges.
+	// MeasureStart runs before the window opens and MeasureEnd after it closes, so the window
+	// cannot hold more than the server wrote between the hooks plus what was in flight at the
+	// start: warm-up responses would break this bound. The other direction only says the hooks
+	// were not wildly late (a descheduled hook lets the server write on), so it is loose.
 	inFlight := int64(cfg.Connections * cfg.Pipelining)
-	if d := res.Responses - (atEnd - atStart); d > inFlight || d < -inFlight || res.Responses == 0 {
-		t.Fatalf("window responses %d, server wrote %d between hooks", res.Responses, atEnd-atStart)
+	between := atEnd - atStart
+	if res.Responses == 0 || res.Responses > between+inFlight || res.Responses < between/2 {
+		t.Fatalf("window responses %d, server wrote %d between hooks", res.Responses, between)
 	}
 	if res.Hist.TotalCount() != res.Responses {
 		t.Fatalf("histogram holds %d, responses %d", res.Hist.TotalCount(), res.Responses)
 	}
-	if res.Elapsed < cfg.Duration || res.Elapsed > cfg.Duration+200*time.Millisecond {
+	if res.Elapsed < cfg.Duration || res.Elapsed > cfg.Duration+time.Second {
 		t.Fatalf("elapsed %s", res.Elapsed)
 	}
 }
