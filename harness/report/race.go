@@ -82,7 +82,7 @@ func raceDocument(sd *sessionDir) document {
 		rows = append(rows, []string{fmt.Sprintf("%02d", p.Index), p.Order, fmtRPS(p.A.RPS), fmtRPS(p.B.RPS), delta,
 			fmt.Sprintf("%s / %s", fmtMs(p.A.P99Ms), fmtMs(p.B.P99Ms))})
 	}
-	d.table([]string{"pair", "order", a + " rps", b + " rps", "delta", "p99 " + a + " / " + b}, rows)
+	d.table([]string{"pair", "order", a + " " + unitOf(s), b + " " + unitOf(s), "delta", "p99 " + a + " / " + b}, rows)
 	if sd.raw != nil && len(sd.raw.Runs) > 2*len(s.Pairs) {
 		d.p(fmt.Sprintf("raw.json holds %d runs, %d more than the pairs above: runs of a pair that did not finish.",
 			len(sd.raw.Runs), len(sd.raw.Runs)-2*len(s.Pairs)))
@@ -137,7 +137,7 @@ func runtimeRows(s *session.Summary, runsA, runsB []session.Run) [][]string {
 		{"startup (spawn to first response)", "lower is better", func(r session.Run) float64 { return r.StartupMs }, fmtMs},
 		{"artefact size", "context: a binary and a JS bundle are different things", func(r session.Run) float64 { return float64(r.ArtifactBytes) }, fmtBytes},
 	}
-	rows := [][]string{{"throughput (responses/s)", fmtRPS(s.StatsA.MedianRPS), fmtRPS(s.StatsB.MedianRPS), fmtPct(s.MedianDeltaPct), "higher is better"}}
+	rows := [][]string{{"throughput (" + unitOf(s) + ")", fmtRPS(s.StatsA.MedianRPS), fmtRPS(s.StatsB.MedianRPS), fmtPct(s.MedianDeltaPct), "higher is better"}}
 	for _, m := range ms {
 		va := stats.Median(nonZero(stats.Field(runsA, m.get)))
 		vb := stats.Median(nonZero(stats.Field(runsB, m.get)))
@@ -295,4 +295,12 @@ func firstNonZero(xs ...int) int {
 		}
 	}
 	return 0
+}
+
+// unitOf names what a race's throughput counts: HTTP responses, or WebSocket messages for ws-echo.
+func unitOf(s *session.Summary) string {
+	if s.Unit != "" {
+		return s.Unit
+	}
+	return "responses/s"
 }

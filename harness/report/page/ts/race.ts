@@ -52,6 +52,11 @@ export function renderRace(d: Data, root: HTMLElement): void {
 }
 
 /** "@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0" -> "uWebSockets.js 20.30.0". */
+// unitOf names what throughput counts: HTTP responses, or WebSocket messages for ws-echo.
+function unitOf(sm: Summary): string {
+  return sm.unit || "responses/s";
+}
+
 function prettyUpstream(u: string): string {
   const m = /(uws|uwebsockets)[^@\s]*@v?(\d+\.\d+\.\d+)/i.exec(u);
   if (m) return `uWebSockets.js ${m[2]}`;
@@ -81,6 +86,7 @@ function med(pairs: Pair[], side: "a" | "b", f: (r: Run) => number | undefined):
 }
 
 function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
+  const unit = unitOf(sm);
   const delta = sm.median_delta_pct ?? NaN;
   const rpsA = sm.stats_a?.median_rps || med(pairs, "a", (r) => r.rps);
   const rpsB = sm.stats_b?.median_rps || med(pairs, "b", (r) => r.rps);
@@ -117,7 +123,7 @@ function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
         h("span", { class: "num side-a" }, F.rps(rpsA)),
         " vs ",
         h("span", { class: "num side-b" }, F.rps(rpsB)),
-        " responses/s",
+        " " + unit,
       ),
     ),
     h(
@@ -157,6 +163,7 @@ function pairsSection(sm: Summary, pairs: Pair[]): HTMLElement {
 }
 
 function pairsChart(sm: Summary, pairs: Pair[]): SVGElement {
+  const unit = unitOf(sm);
   const b: Box = { w: 1040, h: 340, top: 56, right: 16, bottom: 46, left: 72 };
   const t = sm.thresholds?.min_median_delta_pct;
   const thr = (p: Pair) => (F.finite(t) ? p.b.rps * (1 + t / 100) : NaN);
@@ -169,7 +176,7 @@ function pairsChart(sm: Summary, pairs: Pair[]): SVGElement {
   const y = linear(lo, hi, b.h - b.bottom, b.top);
   const svg = svgRoot("pairs", b, `Throughput of ${sm.a} and ${sm.b} in each of ${pairs.length} pairs`);
   yGrid(svg, b, y, ticks(lo, hi, 5));
-  axisTitle(svg, "responses/s", 16, b.top + plotH(b) / 2, true);
+  axisTitle(svg, unit, 16, b.top + plotH(b) / 2, true);
 
   const band = plotW(b) / pairs.length;
   const labelEvery = Math.max(1, Math.ceil(24 / band));
@@ -189,8 +196,8 @@ function pairsChart(sm: Summary, pairs: Pair[]): SVGElement {
     const okA = p.a.rps > 0, okB = p.b.rps > 0; // a run that failed has no throughput to plot
     const r = band < 20 ? 4 : 7;
     if (okA && okB) g.appendChild(s("line", { x1: cx, x2: cx, y1: ya, y2: yb, class: win ? "stem win" : "stem lose" }));
-    if (okB) g.appendChild(s("circle", { cx, cy: yb, r, class: "dot-b", "data-side": "b", "data-pair": i + 1, "data-value": p.b.rps }, s("title", null, `pair ${i + 1} ${sm.b}: ${F.rps(p.b.rps)} responses/s`)));
-    if (okA) g.appendChild(s("circle", { cx, cy: ya, r, class: "dot-a", "data-side": "a", "data-pair": i + 1, "data-value": p.a.rps }, s("title", null, `pair ${i + 1} ${sm.a}: ${F.rps(p.a.rps)} responses/s`)));
+    if (okB) g.appendChild(s("circle", { cx, cy: yb, r, class: "dot-b", "data-side": "b", "data-pair": i + 1, "data-value": p.b.rps }, s("title", null, `pair ${i + 1} ${sm.b}: ${F.rps(p.b.rps)} ${unit}`)));
+    if (okA) g.appendChild(s("circle", { cx, cy: ya, r, class: "dot-a", "data-side": "a", "data-pair": i + 1, "data-value": p.a.rps }, s("title", null, `pair ${i + 1} ${sm.a}: ${F.rps(p.a.rps)} ${unit}`)));
     if (band >= 44) g.appendChild(s("text", { x: cx, y: b.top - 10, "text-anchor": "middle", class: `delta-label ${F.tone(p.delta_pct, true, 0)}` }, F.pctDelta(p.delta_pct, 1)));
     if (i % labelEvery === 0) {
       g.appendChild(s("text", { x: cx, y: b.h - b.bottom + 18, "text-anchor": "middle", class: "tick" }, `${i + 1}`));
@@ -339,7 +346,7 @@ const GROUPS: { title: string; rows: Metric[] }[] = [
   {
     title: "Throughput",
     rows: [
-      { id: "rps", label: "Throughput (responses/s)", get: (r) => r.rps, fmt: F.rps, higher: true },
+      { id: "rps", label: "Throughput", get: (r) => r.rps, fmt: F.rps, higher: true },
       { id: "rps_per_cpu_second", label: "Responses per server CPU-second", get: (r) => r.rps_per_cpu_second, fmt: F.rps, higher: true },
       { id: "errors", label: "Errors (all pairs)", get: (r) => r.errors ?? 0, fmt: (v) => F.group(v), higher: false, agg: "sum" },
     ],
@@ -392,7 +399,7 @@ function metricsSection(sm: Summary, pairs: Pair[]): HTMLElement {
         return h(
           "tr",
           { "data-testid": "metric", "data-metric": m.id, "data-a": F.finite(a) ? a : "", "data-b": F.finite(b) ? b : "", "data-delta": F.finite(d) ? round(d * 10) / 10 : "" },
-          h("th", { scope: "row" }, m.label),
+          h("th", { scope: "row" }, m.id === "rps" ? `${m.label} (${unitOf(sm)})` : m.label),
           h("td", { class: "num" }, F.finite(a) ? m.fmt(a) : h("span", { class: "muted" }, "not reported")),
           h("td", { class: "num" }, F.finite(b) ? m.fmt(b) : h("span", { class: "muted" }, "not reported")),
           h("td", { class: `num delta ${F.tone(d, m.higher)}` }, m.agg === "sum" && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),

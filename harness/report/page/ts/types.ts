@@ -76,6 +76,7 @@ export interface Thresholds {
 
 export interface Summary {
   kind?: string;
+  unit?: string;
   verdict?: string;
   headline?: string;
   reasons?: string[];
