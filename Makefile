@@ -48,6 +48,12 @@ BENCH_ARGS     ?= --a binding --b uws --profile quick
 
 export BINDRACE_ROOT := $(ROOT)
 
+# The untagged binding compiles native/src through binding/native_unity.cc, but Go's build cache
+# keys only on files in the package directory, so an edited core would be tested stale. A hash
+# of the native sources in the cgo preprocessor flags makes every change recompile.
+NATIVE_SRC_HASH := $(shell cat native/src/* native/include/* 2>/dev/null | sha256sum | cut -c1-16)
+export CGO_CPPFLAGS := -DBINDRACE_NATIVE_SRC=$(NATIVE_SRC_HASH)
+
 # ---- sources -------------------------------------------------------------------------------
 NATIVE_SRCS := $(sort $(wildcard native/src/*.cc))
 # -DNDEBUG everywhere (also instrumented): front-end PGO matches functions by a hash of their
@@ -132,7 +138,7 @@ vet: | $(SETUP_STAMP) ## go vet (default tags, and the binding with bindrace_rel
 	$(GO) vet ./...
 	$(GO) vet -tags bindrace_release ./binding/...
 
-test: setup bin/bindrace bin/binding-server bin/binding-server-plain vet ## setup, build the test binaries, go vet, go test
+test: setup bin/bindrace bin/binding-server bin/binding-server-plain vet test-native fuzz-smoke ## setup, build, vet, the native checks, go test
 	$(GO) test $(GO_TEST_FLAGS) ./...
 
 bench: setup build build-plain ## quick race: binding vs the pinned upstream uws (override with BENCH_ARGS=...)
@@ -204,3 +210,101 @@ bin/binding-server-instrumented: build/instrumented/libbindrace.a FORCE | $(SETU
 
 bin/bindrace: FORCE | $(SETUP_STAMP)
 	$(GO) build $(GO_BUILD_FLAGS) -ldflags "-X main.version=$(VERSION)" -o $@ ./harness/cmd/bindrace
+
+# =============================================================================================
+# ---- native security tests: fuzzing, RFC 9112 conformance, sanitizers (native/fuzz, native/tests)
+# Separate from `test` on purpose (they need clang's sanitizer runtimes and take a while); the
+# lead wires them into CI. Nothing here touches the library variants above.
+#
+#   make fuzz FUZZ_SECONDS=60    each libFuzzer target for FUZZ_SECONDS, then its exec/s and total
+#   make fuzz-smoke              each target ~10 s (about 30 s in all); fails on any finding
+#   make test-native             RFC 9112 conformance table (ASan+UBSan), "conformance: N passed, 0 failed"
+#   make test-sanitize           the binding's Go tests on a native core built with ASan+UBSan
+#   make test-sanitize-selftest  shows test-sanitize catching a bug injected into a throwaway copy
+#
+# BR_FUZZ_IGNORE=name,... (environment) turns off invariants that catch an already-reported bug;
+# see native/fuzz/fuzz_common.h. Findings land in build/fuzz/artifacts/<target>/.
+# =============================================================================================
+FUZZ_TARGETS   := http_parser chunked router
+FUZZ_SECONDS   ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_JOBS_ARGS ?=
+FUZZ_CXXFLAGS  := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+                  -fno-sanitize-recover=undefined -Inative/include -Wall -Wextra
+FUZZ_SRC_http_parser := native/src/http_parser.cc
+FUZZ_SRC_chunked     := native/src/http_parser.cc
+FUZZ_SRC_router      := native/src/router.cc
+FUZZ_MAXLEN_http_parser := 4096
+FUZZ_MAXLEN_chunked     := 8192
+FUZZ_MAXLEN_router      := 2048
+FUZZ_BINS := $(addprefix build/fuzz/,$(addsuffix _fuzz,$(FUZZ_TARGETS)))
+# libFuzzer flags common to both runs; the working corpus lives in build/ so the committed seeds
+# in native/fuzz/corpus/<target>/ stay small and hand-written.
+FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/artifacts/$(1) && \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+  build/fuzz/$(1)_fuzz build/fuzz/corpus/$(1) native/fuzz/corpus/$(1) \
+    -dict=native/fuzz/$(1).dict -max_len=$(FUZZ_MAXLEN_$(1)) -max_total_time=$(2) -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$(1)/ $(FUZZ_JOBS_ARGS)
+
+.PHONY: fuzz-build fuzz fuzz-smoke test-native test-sanitize test-sanitize-selftest
+
+fuzz-build: $(FUZZ_BINS) ## build the libFuzzer targets into build/fuzz/
+
+build/fuzz/%_fuzz: native/fuzz/%_fuzz.cc native/fuzz/fuzz_common.h native/src/http_parser.h \
+                   native/src/http_parser.cc native/src/router.h native/src/router.cc native/include/bindrace.h
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CXXFLAGS) $< $(FUZZ_SRC_$*) -o $@
+
+fuzz: $(FUZZ_BINS) ## run each fuzz target for FUZZ_SECONDS (default 60) and print exec/s
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "==> fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  if ! ( $(call FUZZ_RUN,$${t},$(FUZZ_SECONDS)) ) >build/fuzz/$$t.log 2>&1; then \
+	    tail -40 build/fuzz/$$t.log; echo "fuzz: $$t FOUND A BUG (input in build/fuzz/artifacts/$$t/)" >&2; exit 1; fi; \
+	  awk -v t=$$t '/stat::number_of_executed_units/{n=$$2} /stat::average_exec_per_sec/{r=$$2} \
+	    /^Done [0-9]+ runs/{d=$$0} END{printf "fuzz: %-12s %10s exec/s  %12s executions\n", t, r, n}' build/fuzz/$$t.log; \
+	done
+
+fuzz-smoke: $(FUZZ_BINS) ## run each fuzz target FUZZ_SMOKE_SECONDS (10); fail on any finding
+	@for t in $(FUZZ_TARGETS); do \
+	  if ! ( $(call FUZZ_RUN,$${t},$(FUZZ_SMOKE_SECONDS)) ) >build/fuzz/$$t-smoke.log 2>&1; then \
+	    tail -40 build/fuzz/$$t-smoke.log; echo "fuzz-smoke: $$t FOUND A BUG (input in build/fuzz/artifacts/$$t/)" >&2; exit 1; fi; \
+	  awk -v t=$$t '/stat::number_of_executed_units/{n=$$2} /stat::average_exec_per_sec/{r=$$2} \
+	    END{printf "fuzz-smoke: %-12s ok  %8s exec/s  %10s executions\n", t, r, n}' build/fuzz/$$t-smoke.log; \
+	done
+
+# ---- RFC 9112 conformance table ------------------------------------------------------------
+NATIVE_TEST_CXXFLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                        -fno-sanitize-recover=undefined -Inative/include -Wall -Wextra
+
+build/tests/http_conformance_test: native/tests/http_conformance_test.cc native/src/http_parser.h \
+                                   native/src/http_parser.cc native/include/bindrace.h
+	@mkdir -p $(@D)
+	$(CLANG) $(NATIVE_TEST_CXXFLAGS) $< native/src/http_parser.cc -o $@
+
+test-native: build/tests/http_conformance_test ## RFC 9112 conformance table under ASan+UBSan
+	UBSAN_OPTIONS=print_stacktrace=1 build/tests/http_conformance_test
+
+# ---- the binding's Go tests on an ASan+UBSan native core ------------------------------------
+# go test -asan compiles the untagged build, i.e. native/src/*.cc through binding/native_unity.cc,
+# with -fsanitize=address added to the cgo flags; CC/CXX must be clang (the sanitizer runtimes
+# must match the compiler, and the link must pull clang's UBSan runtime in). Leak detection stays
+# on (Go >= 1.25 runs LSan at exit in -asan builds); see native/tests/README.md.
+SAN_CC        ?= clang-19
+SAN_CXX       ?= clang++-19
+SAN_CXXFLAGS  ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SAN_LDFLAGS   ?= -fsanitize=address,undefined
+SAN_TEST_ARGS ?=
+SAN_ENV = CC=$(SAN_CC) CXX=$(SAN_CXX) CGO_ENABLED=1 CGO_CXXFLAGS="$(SAN_CXXFLAGS)" CGO_LDFLAGS="$(SAN_LDFLAGS)" \
+  ASAN_OPTIONS=$${ASAN_OPTIONS:-halt_on_error=1} UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1} \
+  ASAN_SYMBOLIZER_PATH=$$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true)
+
+# The test binary is built with -c and then run: `go test` without -c links it stripped (-s -w),
+# and sanitizer reports would have no function names or file:line.
+test-sanitize: | $(SETUP_STAMP) ## go test -asan ./binding with the native core under ASan+UBSan
+	@mkdir -p build/sanitize
+	$(SAN_ENV) $(GO) test -asan -c -o build/sanitize/binding.test ./binding
+	cd binding && $(SAN_ENV) ../build/sanitize/binding.test -test.count=1 -test.timeout=20m $(SAN_TEST_ARGS)
+
+test-sanitize-selftest: | $(SETUP_STAMP) ## injects a heap overflow into a throwaway copy; test-sanitize must catch it
+	SAN_CC=$(SAN_CC) SAN_CXX=$(SAN_CXX) SAN_CXXFLAGS="$(SAN_CXXFLAGS)" SAN_LDFLAGS="$(SAN_LDFLAGS)" \
+	  GO=$(GO) native/tests/sanitize_selftest.sh

@@ -1,0 +1,277 @@
+package binding
+
+/*
+#include "bindrace.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+)
+
+const (
+	resOpen     = iota
+	resDetached // the handler's Response after Detach: inert
+	resFinished
+)
+
+// Response is the answer being built. Inside a handler it writes straight into the native
+// loop's response arena (no allocation); the core adds the status line, Date, Content-Length
+// and Connection. After Detach, the returned Response buffers in Go and may be finished from
+// any goroutine with End.
+type Response struct {
+	l     *loop
+	out   *C.br_response // the batch slot; nil once detached (async)
+	conn  uint64
+	seq   uint32
+	state int
+
+	status  int
+	flags   C.uint32_t
+	shared  *Body
+	stream  *Stream
+	headOff uint64 // sync: this answer's bytes in the arenas are [off, end)
+	headEnd uint64
+	bodyOff uint64
+	bodyEnd uint64
+	head    []byte // async: Go-side buffers
+	body    []byte
+}
+
+func (w *Response) begin(l *loop, cr *C.br_request, out *C.br_response) {
+	*w = Response{l: l, out: out, conn: uint64(cr.conn), seq: uint32(cr.seq), status: 200,
+		headOff: l.headUsed, headEnd: l.headUsed, bodyOff: l.bodyUsed, bodyEnd: l.bodyUsed}
+}
+
+// Status sets the status code (200 unless set).
+func (w *Response) Status(code int) {
+	if code >= 100 && code <= 999 {
+		w.status = code
+	}
+}
+
+func validName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if !tokenChar[k[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+func validValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+var tokenChar = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-32] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return
+}()
+
+func foldIs(s, lower string) bool { return len(s) == len(lower) && equalFold(s, lower) }
+
+// Header adds a response header. A name or value with CR, LF or another control byte is
+// refused with ErrInvalidHeader, so a response can never be split. Content-Length,
+// Transfer-Encoding and Date are the server's (ErrReservedHeader); "Connection: close" closes
+// the connection after this response.
+func (w *Response) Header(k, v string) error {
+	if w.state != resOpen {
+		return ErrFinished
+	}
+	if !validName(k) || !validValue(v) {
+		return ErrInvalidHeader
+	}
+	switch len(k) {
+	case 4, 14, 17:
+		if foldIs(k, "date") || foldIs(k, "content-length") || foldIs(k, "transfer-encoding") {
+			return ErrReservedHeader
+		}
+	case 10:
+		if foldIs(k, "connection") {
+			if !foldIs(v, "close") {
+				return ErrReservedHeader
+			}
+			w.flags |= C.BR_RES_CLOSE
+			return nil
+		}
+	}
+	n := len(k) + len(v) + 4
+	if w.out == nil {
+		w.head = append(append(append(append(w.head, k...), ": "...), v...), "\r\n"...)
+		return nil
+	}
+	a := w.l.arena(0, w.headEnd, uint64(n))[w.headEnd:]
+	i := copy(a, k)
+	i += copy(a[i:], ": ")
+	i += copy(a[i:], v)
+	copy(a[i:], "\r\n")
+	w.headEnd += uint64(n)
+	w.l.headUsed = w.headEnd
+	return nil
+}
+
+// Close asks for the connection to be closed after this response.
+func (w *Response) Close() { w.flags |= C.BR_RES_CLOSE }
+
+// Write appends p to the body (buffered; never blocks).
+func (w *Response) Write(p []byte) (int, error) {
+	if w.state != resOpen {
+		return 0, ErrFinished
+	}
+	if w.shared != nil || w.stream != nil {
+		return 0, ErrResponseStarted
+	}
+	if w.out == nil {
+		w.body = append(w.body, p...)
+		return len(p), nil
+	}
+	a := w.l.arena(1, w.bodyEnd, uint64(len(p)))
+	copy(a[w.bodyEnd:], p)
+	w.bodyEnd += uint64(len(p))
+	w.l.bodyUsed = w.bodyEnd
+	return len(p), nil
+}
+
+// WriteString appends s to the body.
+func (w *Response) WriteString(s string) (int, error) {
+	return w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// SendBody makes b the whole body, sent zero-copy from native memory with backpressure.
+func (w *Response) SendBody(b *Body) error {
+	if w.state != resOpen {
+		return ErrFinished
+	}
+	if w.bodyEnd != w.bodyOff || len(w.body) > 0 || w.stream != nil {
+		return ErrResponseStarted
+	}
+	w.shared = b
+	return nil
+}
+
+// Stream starts a streamed body: contentLength bytes, or chunked when contentLength < 0.
+// The headers are final once it is called. Write to the stream from any goroutine (writes
+// block while the connection's send buffer is full; inside the handler they never block) and
+// Close it to end the response. Later pipelined responses wait for it.
+func (w *Response) Stream(contentLength int64) (*Stream, error) {
+	if w.state != resOpen {
+		return nil, ErrFinished
+	}
+	if w.bodyEnd != w.bodyOff || len(w.body) > 0 || w.shared != nil || w.stream != nil {
+		return nil, ErrResponseStarted
+	}
+	s := w.l.openStream(contentLength, w.out != nil)
+	if s == nil {
+		return nil, ErrClosed
+	}
+	w.stream = s
+	if w.out == nil { // async: the head goes now, the body follows through the stream
+		w.end()
+	}
+	return s, nil
+}
+
+// Detach lets the handler return without answering; the returned Response is finished later
+// with End, from any goroutine. Responses to later pipelined requests wait for it. Request
+// views are invalid after the handler returns: copy what the async work needs first.
+func (w *Response) Detach() *Response {
+	if w.state != resOpen || w.out == nil {
+		return w
+	}
+	a := &Response{l: w.l, conn: w.conn, seq: w.seq, status: w.status, flags: w.flags,
+		shared: w.shared}
+	a.head = append([]byte(nil), w.arenaBytes(0, w.headOff, w.headEnd)...)
+	a.body = append([]byte(nil), w.arenaBytes(1, w.bodyOff, w.bodyEnd)...)
+	w.state = resDetached
+	return a
+}
+
+func (w *Response) arenaBytes(which int, from, to uint64) []byte {
+	return w.l.arena(which, 0, 0)[from:to]
+}
+
+// End finishes a detached response (a no-op inside a handler: returning ends it).
+func (w *Response) End() error {
+	if w.out != nil {
+		return nil
+	}
+	if w.state != resOpen {
+		return ErrFinished
+	}
+	return w.end()
+}
+
+func (w *Response) end() error {
+	w.state = resFinished
+	flags := w.flags
+	var sb *C.br_body
+	var st *C.br_stream
+	if w.shared != nil {
+		flags |= C.BR_RES_BODY
+		sb = w.shared.c
+	}
+	if w.stream != nil {
+		flags |= C.BR_RES_STREAM
+		st = w.stream.c
+	}
+	var hp, bp unsafe.Pointer
+	if len(w.head) > 0 {
+		hp = unsafe.Pointer(&w.head[0])
+	}
+	if len(w.body) > 0 {
+		bp = unsafe.Pointer(&w.body[0])
+	}
+	ok := w.l.locked(func() {
+		C.br_loop_complete(w.l.c, C.uint64_t(w.conn), C.uint32_t(w.seq), C.uint32_t(w.status), flags,
+			hp, C.size_t(len(w.head)), bp, C.size_t(len(w.body)), sb, st)
+	})
+	if !ok {
+		return ErrClosed
+	}
+	return nil
+}
+
+// finish hands a handler's answer to the batch (called when the handler returns).
+func (w *Response) finish() {
+	out := w.out
+	if w.state == resDetached {
+		out.flags = C.BR_RES_DETACHED
+		return
+	}
+	if w.state != resOpen {
+		return
+	}
+	w.state = resFinished
+	flags := w.flags
+	if w.shared != nil {
+		flags |= C.BR_RES_BODY
+		out.body = w.shared.c
+	}
+	if w.stream != nil {
+		flags |= C.BR_RES_STREAM
+		out.stream = w.stream.c
+		w.stream.inHandler.Store(false)
+	}
+	out.status = C.uint32_t(w.status)
+	out.flags = flags
+	out.head_off = C.uint32_t(w.headOff)
+	out.head_len = C.uint32_t(w.headEnd - w.headOff)
+	out.body_off = C.uint32_t(w.bodyOff)
+	out.body_len = C.uint32_t(w.bodyEnd - w.bodyOff)
+}

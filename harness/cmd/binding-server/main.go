@@ -1,0 +1,47 @@
+// Command binding-server serves the bindrace scenarios on the binding (targets binding,
+// binding-plain and, with --static, binding-static).
+//
+//	binding-server --port 3000 [--threads 2] [--static]
+//
+// With --static, ping and the video are answered entirely in C++ (App.Static, App.StaticBody);
+// params and json need per-request work and stay Go handlers in every mode.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	port := flag.Int("port", 0, "port to listen on (required)")
+	threads := flag.Int("threads", 1, "event loop threads")
+	static := flag.Bool("static", false, "answer ping and the video in C++ only")
+	host := flag.String("host", "127.0.0.1", "address to listen on")
+	flag.Parse()
+	if *port <= 0 {
+		fmt.Fprintln(os.Stderr, "binding-server: --port P is required")
+		os.Exit(2)
+	}
+	app, err := newApp(*static)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "binding-server:", err)
+		os.Exit(1)
+	}
+	if err := app.Listen(fmt.Sprintf("%s:%d", *host, *port), *threads); err != nil {
+		fmt.Fprintln(os.Stderr, "binding-server:", err)
+		os.Exit(1)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	<-sig
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := app.Shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "binding-server: shutdown:", err)
+	}
+}

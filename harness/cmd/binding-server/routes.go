@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"runtime"
+
+	"github.com/bindrace/bindrace/binding"
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+// newApp registers every scenario route and the background routes.
+func newApp(static bool) (*binding.App, error) {
+	app := binding.New(binding.Config{})
+	video := binding.NewBody(scenario.Video())
+	if static {
+		if err := app.Static("GET", "/", 200, "text/plain", []byte("hi")); err != nil {
+			return nil, err
+		}
+		if err := app.StaticBody("GET", "/video", 200, "video/mp4", video); err != nil {
+			return nil, err
+		}
+	} else {
+		app.Get("/", ping)
+		app.Get("/video", func(w *binding.Response, r *binding.Request) {
+			w.Header("content-type", "video/mp4")
+			w.SendBody(video)
+		})
+	}
+	app.Get("/id/:id", params)
+	app.Post("/json", mirrorJSON)
+	for _, rt := range scenario.BackgroundRoutes {
+		h := background
+		if rt.Path == scenario.HeapPath {
+			h = heap
+		}
+		if err := app.Handle(rt.Method, rt.Path, h); err != nil {
+			return nil, err
+		}
+	}
+	return app, nil
+}
+
+func ping(w *binding.Response, r *binding.Request) {
+	w.Header("content-type", "text/plain")
+	w.WriteString("hi")
+}
+
+// params reads the id, the query and a request header dynamically (the header is not echoed).
+func params(w *binding.Response, r *binding.Request) {
+	w.Header("content-type", "text/plain")
+	w.Header("x-powered-by", "benchmark")
+	if len(r.Header(scenario.BenchHeader)) == 0 {
+		w.Header("x-bench-missing", "1")
+	}
+	w.Write(r.Param("id"))
+	w.WriteString(" ")
+	w.Write(r.Query("name"))
+}
+
+func mirrorJSON(w *binding.Response, r *binding.Request) {
+	out, err := scenario.MirrorJSON(r.Body())
+	if err != nil {
+		w.Status(400)
+		w.Header("content-type", "text/plain")
+		w.WriteString(err.Error())
+		return
+	}
+	w.Header("content-type", "application/json")
+	w.Write(out)
+}
+
+func heap(w *binding.Response, r *binding.Request) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	out, _ := json.Marshal(map[string]uint64{"heap_bytes": ms.HeapInuse})
+	w.Header("content-type", "application/json")
+	w.Write(out)
+}
+
+func background(w *binding.Response, r *binding.Request) {
+	w.Header("content-type", "text/plain")
+	w.WriteString("ok")
+}

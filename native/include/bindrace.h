@@ -1,0 +1,144 @@
+/* bindrace.h — the stable C ABI of the bindrace native HTTP/1.1 core.
+ *
+ * Shape: one br_app (config + routes, immutable once a loop runs) and one br_loop per thread.
+ * A loop is driven by ONE call per iteration, br_loop_step: it applies the responses written for
+ * the previous batch, flushes, waits for I/O, parses, answers static routes itself and returns
+ * the requests that need the embedder (a batch). Static-only traffic never returns.
+ * Request data are views into the loop's receive buffers, valid until the next br_loop_step.
+ * Only opaque handles and plain C structs cross this boundary; C never keeps a caller pointer. */
+#ifndef BINDRACE_H
+#define BINDRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BR_MAX_PARAMS 8
+
+typedef struct br_app br_app;       /* routes and limits shared by all loops */
+typedef struct br_loop br_loop;     /* one epoll loop, one listener, one thread */
+typedef struct br_body br_body;     /* immutable, refcounted body in C memory */
+typedef struct br_stream br_stream; /* a response body written chunk by chunk from any thread */
+
+/* Limits; a zero field takes the default given beside it. */
+typedef struct br_config {
+  uint32_t max_uri;           /* request-target bytes, else 414; 8192 */
+  uint32_t max_header_bytes;  /* header section bytes, else 431; 16384 */
+  uint32_t max_headers;       /* header fields, else 431; 64 */
+  uint32_t header_timeout_ms; /* a started request's head must arrive within; 10000 */
+  uint32_t idle_timeout_ms;   /* keep-alive idle and send-progress timeout; 60000 */
+  uint32_t max_conns;         /* open connections over all loops; beyond: 503 and close; 10000 */
+  uint32_t send_buffer;       /* per-connection bytes queued before backpressure; 262144 */
+  uint32_t reserved;
+  uint64_t max_body;          /* request body bytes, else 413; 1048576 */
+} br_config;
+
+typedef struct br_str { const char *p; size_t n; } br_str;
+typedef struct br_header { br_str name, value; } br_header;
+
+enum { BR_REQ_HTTP10 = 1, BR_REQ_CLOSE = 2, BR_REQ_HEAD = 4 };
+
+/* One request handed to the embedder. */
+typedef struct br_request {
+  uint64_t conn;            /* connection id (stable, never reused while open) */
+  uint32_t seq;             /* position in the connection's response order */
+  uint32_t route;           /* route id given to br_app_route */
+  uint32_t flags;           /* BR_REQ_* */
+  uint32_t n_headers;
+  uint32_t n_params;
+  uint32_t method_id;       /* BR_METHOD_* */
+  br_str method, path, query, body;
+  const br_header *headers;
+  br_str params[BR_MAX_PARAMS];
+} br_request;
+
+enum {
+  BR_METHOD_OTHER, BR_METHOD_GET, BR_METHOD_HEAD, BR_METHOD_POST, BR_METHOD_PUT,
+  BR_METHOD_DELETE, BR_METHOD_PATCH, BR_METHOD_OPTIONS, BR_METHOD_CONNECT, BR_METHOD_TRACE,
+  BR_METHOD_COUNT
+};
+
+enum {
+  BR_RES_DETACHED = 1, /* answered later with br_loop_complete; later responses wait */
+  BR_RES_CLOSE = 2,    /* close the connection after this response */
+  BR_RES_BODY = 4,     /* body is the shared br_body, not arena bytes */
+  BR_RES_STREAM = 8    /* body comes from the br_stream */
+};
+
+/* The embedder's answer to batch request i, written into br_batch.resps[i]. head_* and body_*
+ * are offsets into the batch arenas; head holds "name: value\r\n" lines only (the core adds
+ * the status line, Date, Content-Length or Transfer-Encoding, Connection). */
+typedef struct br_response {
+  uint32_t status, flags;
+  uint32_t head_off, head_len;
+  uint32_t body_off, body_len;
+  br_body *body;
+  br_stream *stream;
+} br_response;
+
+/* Filled by br_loop_step; owned by the loop. */
+typedef struct br_batch {
+  br_request *reqs;
+  br_response *resps;
+  uint32_t n;            /* requests in this batch */
+  uint32_t n_wakes;
+  const uint64_t *wakes; /* tokens of streams that can take data again (or died) */
+  char *head_arena;      /* response header lines, written by the embedder */
+  char *body_arena;      /* response bodies, written by the embedder */
+  uint64_t head_cap, body_cap;
+  uint32_t done;         /* 1: the loop stopped and every connection is closed */
+  uint32_t reserved;
+} br_batch;
+
+/* Creates an app with the given limits (NULL: defaults). */
+br_app *br_app_new(const br_config *cfg);
+/* Frees an app whose loops are all freed; flushes an instrumented build's profile. */
+void br_app_free(br_app *app);
+/* Routes method ("*" any) + pattern (e.g. "/a/:p/" + "*") to the embedder as route_id; 0 ok, -1 bad method or pattern, -2 taken. */
+int br_app_route(br_app *app, const char *method, const char *pattern, uint32_t route_id);
+/* Routes to a fixed response built once (body copied) and answered in C only; 0 ok, <0 as above. */
+int br_app_static(br_app *app, const char *method, const char *pattern, uint32_t status,
+                  const char *content_type, const void *body, size_t len);
+/* Routes to a fixed response whose body is a shared br_body sent zero-copy; 0 ok, <0 as above. */
+int br_app_static_body(br_app *app, const char *method, const char *pattern, uint32_t status,
+                       const char *content_type, br_body *body);
+
+/* Copies data once into C memory; the result holds one reference. */
+br_body *br_body_new(const void *data, size_t len);
+/* Drops one reference; the body is freed when no response still sends it. */
+void br_body_release(br_body *body);
+
+/* Creates a loop listening on host:port with SO_REUSEPORT (port 0: ephemeral); NULL and *err=errno on failure. */
+br_loop *br_loop_new(br_app *app, const char *host, int port, int *err);
+/* The port the loop listens on. */
+int br_loop_port(br_loop *loop);
+/* Runs one iteration (see top); returns 0, or -1 on a fatal epoll error. Call from one thread only. */
+int br_loop_step(br_loop *loop, br_batch *batch);
+/* Grows the batch's head (which=0) or body (which=1) arena to hold need more bytes past used; keeps contents. */
+void br_loop_grow(br_loop *loop, br_batch *batch, int which, uint64_t used, uint64_t need);
+/* From any thread: stop accepting, answer what was read, flush, close (force=1: close now). */
+void br_loop_stop(br_loop *loop, int force);
+/* Frees a loop after br_loop_step reported done (or before it ever ran). */
+void br_loop_free(br_loop *loop);
+/* From any thread: finishes a detached response (data copied); stream!=NULL starts a streamed body instead. */
+void br_loop_complete(br_loop *loop, uint64_t conn, uint32_t seq, uint32_t status, uint32_t flags,
+                      const void *head, size_t head_len, const void *body, size_t body_len,
+                      br_body *shared, br_stream *stream);
+
+/* From any thread: a stream for (conn, seq); content_length<0 means chunked; token names it in wakes. */
+br_stream *br_stream_open(br_loop *loop, uint64_t token, int64_t content_length);
+/* From any thread: queues a copy of data; 1 queued, 0 buffer full (token will be woken), -1 connection gone; force=1 never says full. */
+int br_stream_write(br_stream *s, const void *data, size_t len, int force);
+/* From any thread: ends the body and releases the caller's handle. */
+void br_stream_close(br_stream *s);
+
+/* Writes an instrumented build's .profraw now (no-op otherwise); Go exits without C atexit. */
+void br_profile_flush(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+// app.cc — the app, shared bodies, reference counting and the profile hook of the C ABI.
+#include <cstring>
+#include <string_view>
+
+#include "app.h"
+#include "body.h"
+#include "op.h"
+#include "stream.h"
+
+// Present only in instrumented builds (clang -fprofile-instr-generate).
+extern "C" int __llvm_profile_write_file(void) __attribute__((weak));
+
+namespace br {
+
+void body_unref(br_body *b) {
+  if (b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) free(b);
+}
+
+void stream_unref(br_stream *s) {
+  if (s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s;
+}
+
+void op_free(Op *op) {
+  if (op->body) body_unref(op->body);
+  if (op->stream) stream_unref(op->stream);
+  free(op);
+}
+
+namespace {
+
+uint32_t method_of(const char *m) {
+  static const char *names[] = {"", "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS",
+                                "CONNECT", "TRACE"};
+  if (!strcmp(m, "*")) return Router::kAny;
+  for (uint32_t i = 1; i < BR_METHOD_COUNT; i++)
+    if (!strcmp(m, names[i])) return i;
+  return UINT32_MAX;
+}
+
+int add_target(br_app *app, const char *method, const char *pattern, Target t) {
+  uint32_t m = method_of(method);
+  if (m == UINT32_MAX) return -1;
+  int rc = app->router.add(m, std::string_view(pattern), uint32_t(app->targets.size()));
+  if (rc == 0) app->targets.push_back(t);
+  return rc;
+}
+
+StaticResponse *error_response(uint32_t status, const char *text) {
+  return static_new(status, "text/plain", text, strlen(text), nullptr);
+}
+
+}  // namespace
+}  // namespace br
+
+extern "C" {
+
+br_app *br_app_new(const br_config *cfg) {
+  auto *app = new br_app();
+  br_config c = cfg ? *cfg : br_config{};
+  if (!c.max_uri) c.max_uri = 8192;
+  if (!c.max_header_bytes) c.max_header_bytes = 16384;
+  if (!c.max_headers) c.max_headers = 64;
+  if (!c.header_timeout_ms) c.header_timeout_ms = 10000;
+  if (!c.idle_timeout_ms) c.idle_timeout_ms = 60000;
+  if (!c.max_conns) c.max_conns = 10000;
+  if (!c.send_buffer) c.send_buffer = 256 * 1024;
+  if (!c.max_body) c.max_body = 1 << 20;
+  app->cfg = c;
+  app->lim = br::Limits{c.max_uri, c.max_header_bytes, c.max_headers, c.max_body};
+  app->e400 = br::error_response(400, "Bad Request");
+  app->e404 = br::error_response(404, "Not Found");
+  app->e408 = br::error_response(408, "Request Timeout");
+  app->e413 = br::error_response(413, "Content Too Large");
+  app->e414 = br::error_response(414, "URI Too Long");
+  app->e431 = br::error_response(431, "Request Header Fields Too Large");
+  app->e501 = br::error_response(501, "Not Implemented");
+  app->e503 = br::error_response(503, "Service Unavailable");
+  app->e505 = br::error_response(505, "HTTP Version Not Supported");
+  // The over-limit refusal is sent raw at accept time: make it say Connection: close.
+  br::static_free(app->e503);
+  app->e503 = br::static_new(503, "text/plain\r\nConnection: close", "Service Unavailable", 19, nullptr);
+  return app;
+}
+
+void br_app_free(br_app *app) {
+  for (auto &t : app->targets)
+    if (t.st) br::static_free(t.st);
+  for (auto *e : {app->e400, app->e404, app->e408, app->e413, app->e414, app->e431, app->e501,
+                  app->e503, app->e505})
+    br::static_free(e);
+  delete app;
+  br_profile_flush();
+}
+
+int br_app_route(br_app *app, const char *method, const char *pattern, uint32_t route_id) {
+  return br::add_target(app, method, pattern, br::Target{nullptr, route_id});
+}
+
+int br_app_static(br_app *app, const char *method, const char *pattern, uint32_t status,
+                  const char *content_type, const void *body, size_t len) {
+  auto *st = br::static_new(status, content_type, body, len, nullptr);
+  int rc = br::add_target(app, method, pattern, br::Target{st, 0});
+  if (rc) br::static_free(st);
+  return rc;
+}
+
+int br_app_static_body(br_app *app, const char *method, const char *pattern, uint32_t status,
+                       const char *content_type, br_body *body) {
+  auto *st = br::static_new(status, content_type, nullptr, 0, body);
+  int rc = br::add_target(app, method, pattern, br::Target{st, 0});
+  if (rc) br::static_free(st);
+  return rc;
+}
+
+br_body *br_body_new(const void *data, size_t len) {
+  auto *b = static_cast<br_body *>(malloc(sizeof(br_body) + len));
+  if (!b) abort();
+  new (&b->refs) std::atomic<long>(1);
+  b->len = len;
+  if (len) memcpy(b->data, data, len);
+  return b;
+}
+
+void br_body_release(br_body *b) { br::body_unref(b); }
+
+void br_profile_flush(void) {
+  if (__llvm_profile_write_file) __llvm_profile_write_file();
+}
+
+}  // extern "C"

@@ -1,0 +1,43 @@
+// app.h — what all loops share: limits, the router and its targets, the connection count.
+#pragma once
+#include <atomic>
+#include <vector>
+
+#include "bindrace.h"
+#include "http_parser.h"
+#include "response.h"
+#include "router.h"
+
+namespace br {
+
+// What a route leads to: a static response answered in C, or the embedder's route id.
+struct Target {
+  StaticResponse *st;
+  uint32_t route;
+};
+
+}  // namespace br
+
+struct br_app {
+  br_config cfg;
+  br::Limits lim;
+  br::Router router;
+  std::vector<br::Target> targets;
+  std::atomic<uint32_t> conns{0};
+  // Refusals, answered with Connection: close.
+  br::StaticResponse *e400, *e404, *e408, *e413, *e414, *e431, *e501, *e503, *e505;
+
+  br::StaticResponse *error(int status) const {
+    switch (status) {
+      case 404: return e404;
+      case 408: return e408;
+      case 413: return e413;
+      case 414: return e414;
+      case 431: return e431;
+      case 501: return e501;
+      case 503: return e503;
+      case 505: return e505;
+    }
+    return e400;
+  }
+};

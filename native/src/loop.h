@@ -1,0 +1,45 @@
+// loop.h — one epoll event loop: listener, connections, the batch handed to the embedder, and
+// the inbox other threads post completions and stream writes to (mutex + eventfd wake).
+#pragma once
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "app.h"
+#include "bindrace.h"
+#include "buffer.h"
+#include "conn.h"
+#include "date_cache.h"
+#include "op.h"
+
+struct br_loop {
+  br_app *app = nullptr;
+  int ep = -1, lfd = -1, efd = -1, port = 0;
+
+  std::vector<br::Conn *> table;  // by connection index
+  std::vector<uint32_t> free_idx;
+  std::vector<br::Conn *> pool;   // closed connections kept with their buffers for reuse
+  uint32_t live = 0, next_gen = 1;
+
+  br::DateCache date;
+  uint64_t now_ms = 0, next_sweep = 0, sweep_every = 1000;
+
+  // The batch: requests for the embedder and where the embedder writes its answers.
+  std::vector<br_request> reqs;
+  std::vector<br_response> resps;
+  std::vector<br::Conn *> req_conn;
+  std::vector<uint32_t> req_hdr;  // first header index of each request
+  br::Buffer hdrs;                // br_header array, grown in whole requests
+  size_t n_hdrs = 0;
+  br::Buffer head_arena, body_arena;
+  std::vector<uint64_t> wakes;
+
+  std::vector<br::Conn *> dirty, flushing, spare, dead;
+
+  // Shared with other threads.
+  std::mutex mu;
+  std::vector<br::Op *> inbox, work;
+  std::atomic<bool> signaled{false};
+  std::atomic<int> stop_req{0};  // 1 graceful, 2 force
+  bool stopping = false;
+};
