@@ -42,18 +42,14 @@ die() { printf 'pgo: ERROR: %s\n' "$*" >&2; exit 1; }
 [ -x "$LOAD" ] || die "$LOAD not found (make bin/bindrace)"
 command -v "$LLVM_PROFDATA" >/dev/null 2>&1 || die "$LLVM_PROFDATA not found (scripts/setup.sh)"
 
-# ---- the training mix: env, else the profile's "scenarios" array, else the default ----------
+# ---- the training mix: env, else the profile's races (its "scenarios" plus the scenario of each
+# of its "extra_races", e.g. stream), else the default. Node is a project requirement (uws).
 scenarios="${PGO_SCENARIOS:-}" mix_from="PGO_SCENARIOS"
 if [ -z "$scenarios" ] && [ -f "$PGO_PROFILE_JSON" ]; then
   mix_from="$PGO_PROFILE_JSON"
-  if command -v node >/dev/null 2>&1; then
-    scenarios="$(node -e 'const p=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
-      const s=p.scenarios||(p.race&&p.race.scenarios)||[];
-      console.log(s.map(x=>typeof x==="string"?x:x.name).join(" "))' "$PGO_PROFILE_JSON" 2>/dev/null || true)"
-  else # no node: the first "scenarios": [ ... ] array, on one or more lines
-    scenarios="$(tr -d '\n' <"$PGO_PROFILE_JSON" | sed -n 's/.*"scenarios"[[:space:]]*:[[:space:]]*\[\([^]]*\)\].*/\1/p' \
-      | tr -d '" \t' | tr ',' ' ')"
-  fi
+  scenarios="$(node -e 'const p=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
+    const s=[...(p.scenarios||[]), ...(p.extra_races||[]).map(r=>r.scenario)];
+    console.log([...new Set(s)].join(" "))' "$PGO_PROFILE_JSON")"
 fi
 [ -n "${scenarios// /}" ] || { scenarios="ping params json stream"; mix_from="default"; }
 mix=""
