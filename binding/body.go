@@ -24,6 +24,16 @@ func NewBody(data []byte) *Body {
 	return &Body{c: C.br_body_new(p, C.size_t(len(data))), n: len(data)}
 }
 
+// NewBodyFunc makes an n-byte body that fill writes straight into native memory, so a large
+// generated body is never held twice (once in Go, once in C).
+func NewBodyFunc(n int, fill func(dst []byte)) *Body {
+	b := &Body{c: C.br_body_new(nil, C.size_t(n)), n: n}
+	if n > 0 {
+		fill(unsafe.Slice((*byte)(C.br_body_data(b.c)), n))
+	}
+	return b
+}
+
 // Len is the body's length.
 func (b *Body) Len() int { return b.n }
 

@@ -11,11 +11,17 @@ import (
 // short repeated block by mistake and pass verification.
 func VideoByte(i int) byte { return byte(i*7 + i/4093) }
 
+// FillVideo writes the stream scenario's body into dst (VideoSize bytes), for servers that keep
+// it in memory of their own.
+func FillVideo(dst []byte) {
+	for i := range dst {
+		dst[i] = VideoByte(i)
+	}
+}
+
 var video = sync.OnceValue(func() []byte {
 	b := make([]byte, VideoSize)
-	for i := range b {
-		b[i] = VideoByte(i)
-	}
+	FillVideo(b)
 	return b
 })
 

@@ -106,8 +106,10 @@ int br_app_static(br_app *app, const char *method, const char *pattern, uint32_t
 int br_app_static_body(br_app *app, const char *method, const char *pattern, uint32_t status,
                        const char *content_type, br_body *body);
 
-/* Copies data once into C memory; the result holds one reference. */
+/* Copies data once into C memory (data NULL: len bytes left for br_body_data); one reference. */
 br_body *br_body_new(const void *data, size_t len);
+/* The body's bytes, writable only until it is first routed or sent (then it is immutable). */
+void *br_body_data(br_body *body);
 /* Drops one reference; the body is freed when no response still sends it. */
 void br_body_release(br_body *body);
 

@@ -117,9 +117,11 @@ br_body *br_body_new(const void *data, size_t len) {
   if (!b) abort();
   new (&b->refs) std::atomic<long>(1);
   b->len = len;
-  if (len) memcpy(b->data, data, len);
+  if (data && len) memcpy(b->data, data, len);
   return b;
 }
+
+void *br_body_data(br_body *b) { return b->data; }
 
 void br_body_release(br_body *b) { br::body_unref(b); }
 

@@ -11,7 +11,7 @@ import (
 // newApp registers every scenario route and the background routes.
 func newApp(static bool) (*binding.App, error) {
 	app := binding.New(binding.Config{})
-	video := binding.NewBody(scenario.Video())
+	video := binding.NewBodyFunc(scenario.VideoSize, scenario.FillVideo)
 	if static {
 		if err := app.Static("GET", "/", 200, "text/plain", []byte("hi")); err != nil {
 			return nil, err
