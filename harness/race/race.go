@@ -17,6 +17,7 @@ import (
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // Options configure a race or a matrix.
@@ -183,7 +184,7 @@ func Race(ctx context.Context, o Options) RaceResult {
 	res := RaceResult{Dir: dir}
 	var writeErr error // a session file that could not be written makes the exit status 2
 	stopped := ""      // set when a sub-race was cut short: the later ones are not run
-	bVersion := upstreamVersion(eng.resolved[o.B].Versions(), o.B)
+	bVersion := upstreamVersion(eng.resolved[o.B], o.B)
 
 	for ri, r := range races {
 		sdir := dir
@@ -403,7 +404,11 @@ func methodLines(pl Plan) []string {
 }
 
 // upstreamVersion picks the version the headline shows for B ("pinned 20.30.0").
-func upstreamVersion(v map[string]string, name string) string {
+func upstreamVersion(t *targets.Target, name string) string {
+	if t.Kind == targets.KindBinding {
+		return "" // our own build: its manifest, not a pinned version, says what it is
+	}
+	v := t.Versions()
 	for _, k := range []string{"@trufflesuite/uws-js-unofficial", name, "manifest.version", "go"} {
 		if s := v[k]; s != "" && s != "unknown" {
 			return s
