@@ -86,7 +86,8 @@ void check_accepted(const char *buf, size_t len, const Limits &lim, const Result
     FZ_CHECK(c > 0x20 && c != 0x7f);
   }
   const char *ver = h.target + h.target_len;
-  FZ_CHECK(!memcmp(ver, " HTTP/1.", 8) && (ver[8] == '0' || ver[8] == '1') && !memcmp(ver + 9, "\r\n", 2));
+  // Any HTTP/1.x is served (a minor above 1 as 1.1, RFC 9110 2.5); other majors are refused.
+  FZ_CHECK(!memcmp(ver, " HTTP/1.", 8) && ver[8] >= '0' && ver[8] <= '9' && !memcmp(ver + 9, "\r\n", 2));
   FZ_CHECK(h.http10 == (ver[8] == '0'));
   // Everything before the method is empty lines (RFC 9112 2.2).
   for (const char *p = buf; p < h.method; p += 2) FZ_CHECK(p[0] == '\r' && p[1] == '\n');
