@@ -1,11 +1,5 @@
 package load
 
-import (
-	"time"
-
-	"golang.org/x/sys/unix"
-)
-
 type connState uint8
 
 const (
@@ -14,22 +8,15 @@ const (
 	csOpen                        // connected; a batch is in flight unless pending == 0
 )
 
-// reconnectDelay spaces out attempts after a failed connect, so a dead server costs a few
-// attempts per connection per second rather than a busy loop.
-const reconnectDelay = 50 * time.Millisecond
-
 // conn is one client connection, owned by exactly one worker and touched by no other
 // goroutine, so none of its fields needs synchronisation.
 type conn struct {
-	fd         int
-	gen        uint32 // bumped per socket, so a stale epoll event for a closed one is ignored
+	Sock
 	state      connState
 	pending    int32 // responses still owed for the batch in flight
 	rr         int32 // index in Config.Requests of the next batch's first request
-	idx        int32 // position in worker.conns, carried in epoll events
 	batchStart int64 // nanotime just before the batch's first write: latency is measured from here
 	since      int64 // csConnecting: when it began; csDown: earliest retry
-	opened     bool  // a socket was opened for this slot before: the next one is a reconnect
 	wrest      []byte
 	carry      []byte // unparsed tail of the last read (partial header or line), <= maxHeaderBytes
 	f          framer
@@ -41,47 +28,32 @@ func (w *worker) connect(c *conn, now int64) {
 		c.state, c.since = csDown, now // nothing to send; stay closed unless work is re-queued
 		return
 	}
-	fd, err := unix.Socket(w.r.family(), unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		w.connectFailed(c, now)
-		return
-	}
-	// Batches are written whole; Nagle would only hold the rare split remainder back.
-	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	c.gen++
-	// Edge-triggered and registered once for both directions, like Go's own netpoller: no
-	// epoll_ctl per batch. EPOLLOUT only fires again after a write found the buffer full.
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.idx, Pad: int32(c.gen)}
-	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		unix.Close(fd)
-		w.connectFailed(c, now)
-		return
-	}
-	c.fd, c.since = fd, now
-	if c.opened && w.r.win.In(now) {
+	res, reopened := c.Dial(w.epfd, w.r.family(), w.sa)
+	if reopened && w.r.win.In(now) {
 		w.counts.reconnects++
 	}
-	c.opened = true
-	switch err := unix.Connect(fd, w.sa); err {
-	case nil:
-		c.state = csOpen
-		w.LastProgress = now
-		w.send(c)
-	case unix.EINPROGRESS, unix.EINTR:
-		c.state = csConnecting
+	switch res {
+	case DialDone:
+		w.established(c, now)
+	case DialPending:
+		c.state, c.since = csConnecting, now
 	default:
-		w.closeConn(c)
 		w.connectFailed(c, now)
 	}
 }
 
 // connected finishes a non-blocking connect.
 func (w *worker) connected(c *conn, now int64) {
-	if e, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || e != 0 {
+	if c.ConnectFailed() {
 		w.closeConn(c)
 		w.connectFailed(c, now)
 		return
 	}
+	w.established(c, now)
+}
+
+// established starts a new connection's first batch.
+func (w *worker) established(c *conn, now int64) {
 	c.state = csOpen
 	w.LastProgress = now
 	w.send(c)
@@ -89,15 +61,12 @@ func (w *worker) connected(c *conn, now int64) {
 
 func (w *worker) connectFailed(c *conn, now int64) {
 	w.count(kConnect, now)
-	c.state, c.since = csDown, now+int64(reconnectDelay)
+	c.state, c.since = csDown, now+int64(ReconnectDelay)
 }
 
 // closeConn releases the socket (closing also removes it from epoll) and forgets the batch.
 func (w *worker) closeConn(c *conn) {
-	if c.fd >= 0 {
-		unix.Close(c.fd)
-	}
-	c.fd = -1
+	c.Close()
 	c.state = csDown
 	c.pending = 0
 	c.wrest = nil
@@ -126,21 +95,12 @@ func (w *worker) send(c *conn) {
 
 // write pushes b out; what the kernel does not take now waits for EPOLLOUT in c.wrest.
 func (w *worker) write(c *conn, b []byte) {
-	for len(b) > 0 {
-		n, e := SysSend(c.fd, b)
-		switch e {
-		case 0:
-			b = b[n:]
-		case unix.EINTR:
-		case unix.EAGAIN:
-			c.wrest = b
-			return
-		default:
-			w.fail(c, kWrite, Nanotime())
-			return
-		}
+	rest, ok := c.Write(b)
+	if !ok {
+		w.fail(c, kWrite, Nanotime())
+		return
 	}
-	c.wrest = nil
+	c.wrest = rest
 }
 
 // fail counts an error, settles the batch's unanswered requests as lost, and reconnects.

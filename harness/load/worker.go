@@ -1,10 +1,6 @@
 package load
 
-import (
-	"time"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // A worker is one goroutine running its own epoll loop over its share of the connections,
 // the way each wrk thread runs its own ae loop: no goroutine per connection, no channel or lock
@@ -14,10 +10,6 @@ const (
 	// readChunk is how much one read asks for. Ten pipelined responses are well under a KiB;
 	// the rest serves large bodies in few syscalls.
 	readChunk = 64 << 10
-	// sweepEvery is how often timeouts and reconnects are checked, and the longest a worker
-	// sleeps in epoll_wait, so stop and cancellation are seen within this time.
-	sweepEvery = 10 * time.Millisecond
-	maxEvents  = 256
 )
 
 type worker struct {
@@ -44,14 +36,13 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 		sa:    r.sockaddr(),
 		epfd:  epfd,
 		conns: make([]conn, nconns),
-		evs:   make([]unix.EpollEvent, maxEvents),
+		evs:   make([]unix.EpollEvent, MaxEvents),
 		buf:   make([]byte, maxHeaderBytes+readChunk),
 		Tally: NewTally(r.countMode, share),
 	}
 	seen := newHeadCache() // one per worker: all its connections talk to the same server
 	for i := range w.conns {
-		w.conns[i].fd = -1
-		w.conns[i].idx = int32(i)
+		w.conns[i].Init(i)
 		w.conns[i].f.seen = seen
 	}
 	return w, nil
@@ -65,21 +56,16 @@ func (w *worker) Run() {
 		w.connect(&w.conns[i], now)
 	}
 	for !w.r.win.Stopped() && !w.Settled() {
-		// Under load events are nearly always ready: ask without the scheduler hand-off first.
-		n := PollNow(w.epfd, w.evs)
-		if n == 0 {
-			n = PollWait(w.epfd, w.evs, int(sweepEvery/time.Millisecond))
-		}
-		for i := range n {
+		for i := range Poll(w.epfd, w.evs) {
 			ev := &w.evs[i]
 			c := &w.conns[ev.Fd]
-			if uint32(ev.Pad) != c.gen {
+			if uint32(ev.Pad) != c.Gen {
 				continue // event for a socket closed earlier in this batch
 			}
 			w.event(c, ev.Events)
 		}
 		w.Publish()
-		if now = Nanotime(); now-w.lastSweep >= int64(sweepEvery) {
+		if now = Nanotime(); now-w.lastSweep >= int64(SweepEvery) {
 			w.sweep(now)
 		}
 	}
@@ -116,9 +102,9 @@ func (w *worker) event(c *conn, ev uint32) {
 // already queued behind the data raises no new edge: when the event says the peer hung up,
 // read on to the end of the stream.
 func (w *worker) readable(c *conn, hup bool) {
-	gen := c.gen
-	for c.state == csOpen && c.gen == gen { // stop if the batch's handling reconnected c
-		n, e := SysRead(c.fd, w.buf[maxHeaderBytes:])
+	gen := c.Gen
+	for c.state == csOpen && c.Gen == gen { // stop if the batch's handling reconnected c
+		n, e := SysRead(c.FD, w.buf[maxHeaderBytes:])
 		t := Nanotime()
 		switch {
 		case e == unix.EAGAIN:

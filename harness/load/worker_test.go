@@ -58,7 +58,7 @@ func TestHangupWithDataReadsToEOF(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &w.conns[0]
-	c.fd, c.state, c.pending, c.batchStart = fds[0], csOpen, 1, Nanotime()
+	c.FD, c.state, c.pending, c.batchStart = fds[0], csOpen, 1, Nanotime()
 	if _, err := unix.Write(fds[1], []byte(pingResp)); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestHangupWithDataReadsToEOF(t *testing.T) {
 	if w.Measured != 1 || w.counts.errs != [numKinds]int64{} {
 		t.Fatalf("responses %d, errors %v", w.Measured, w.counts.errorMap())
 	}
-	if c.state != csDown || c.fd != -1 {
-		t.Fatalf("the close was missed: state %d, fd %d", c.state, c.fd)
+	if c.state != csDown || c.FD != -1 {
+		t.Fatalf("the close was missed: state %d, fd %d", c.state, c.FD)
 	}
 }

@@ -32,7 +32,7 @@ func BenchmarkConsumeBatch(b *testing.B) {
 	}
 	defer unix.Close(w.epfd)
 	c := &w.conns[0]
-	c.fd, c.state = fds[0], csOpen
+	c.FD, c.state = fds[0], csOpen
 	c.pending, c.batchStart = 10, Nanotime()
 	batch := []byte(strings.Repeat(benchResp, 10))
 	sink := make([]byte, 64<<10)

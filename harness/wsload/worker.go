@@ -19,13 +19,6 @@ const (
 	// readChunk is how much one read asks for: 100 connections' worth of 10 echoes is a few
 	// KiB, so one read nearly always drains a socket.
 	readChunk = 64 << 10
-	// sweepEvery is how often timeouts and reconnects are checked, and the longest a worker
-	// sleeps in epoll_wait, so stop and cancellation are seen within this time.
-	sweepEvery = 10 * time.Millisecond
-	maxEvents  = 256
-	// reconnectDelay spaces out attempts after a failed connect or upgrade, so a dead or
-	// refusing server costs a few attempts per connection per second rather than a busy loop.
-	reconnectDelay = 50 * time.Millisecond
 )
 
 type connState uint8
@@ -41,15 +34,12 @@ const (
 // conn is one client connection, owned by exactly one worker and touched by no other
 // goroutine while the worker runs, so none of its fields needs synchronisation.
 type conn struct {
-	fd         int
-	gen        uint32 // bumped per socket, so a stale epoll event for a closed one is ignored
+	load.Sock
 	state      connState
 	pending    int32 // echoes still owed for the batch in flight
 	sent       int32 // messages in the batch in flight
-	idx        int32 // position in worker.conns, carried in epoll events
 	batchStart int64 // nanotime just before the batch's write: latency is measured from here
 	since      int64 // csConnecting/csHandshake: when it began; csDown: earliest retry
-	opened     bool  // a socket was opened for this slot before: the next one is a reconnect
 	seq        uint64
 	wrest      []byte // what the kernel has not taken yet; written on EPOLLOUT
 	hs         []byte // the upgrade response so far
@@ -93,7 +83,7 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 		sa:       r.sockaddr(),
 		epfd:     epfd,
 		conns:    make([]conn, nconns),
-		evs:      make([]unix.EpollEvent, maxEvents),
+		evs:      make([]unix.EpollEvent, load.MaxEvents),
 		buf:      make([]byte, readChunk),
 		size:     size,
 		frameLen: headerLen(size, true) + size,
@@ -101,7 +91,7 @@ func newWorker(r *runner, nconns int, share int64) (*worker, error) {
 	}
 	for i := range w.conns {
 		c := &w.conns[i]
-		c.fd, c.idx = -1, int32(i)
+		c.Init(i)
 		w.prebuild(c, p)
 	}
 	return w, nil
@@ -132,7 +122,7 @@ func (w *worker) Run() {
 	for !w.r.win.Stopped() && !w.Settled() {
 		w.poll()
 		w.Publish()
-		if now = load.Nanotime(); now-w.lastSweep >= int64(sweepEvery) {
+		if now = load.Nanotime(); now-w.lastSweep >= int64(load.SweepEvery) {
 			w.sweep(now)
 		}
 	}
@@ -141,15 +131,10 @@ func (w *worker) Run() {
 
 // poll handles one round of socket events.
 func (w *worker) poll() {
-	// Under load events are nearly always ready: ask without the scheduler hand-off first.
-	n := load.PollNow(w.epfd, w.evs)
-	if n == 0 {
-		n = load.PollWait(w.epfd, w.evs, int(sweepEvery/time.Millisecond))
-	}
-	for i := range n {
+	for i := range load.Poll(w.epfd, w.evs) {
 		ev := &w.evs[i]
 		c := &w.conns[ev.Fd]
-		if uint32(ev.Pad) != c.gen {
+		if uint32(ev.Pad) != c.Gen {
 			continue // event for a socket closed earlier in this batch
 		}
 		w.event(c, ev.Events)
@@ -170,9 +155,9 @@ func (w *worker) event(c *conn, ev uint32) {
 		w.connected(c, load.Nanotime())
 	case csHandshake, csOpen, csClosing:
 		if ev&unix.EPOLLOUT != 0 && len(c.wrest) > 0 {
-			gen := c.gen
+			gen := c.Gen
 			w.write(c, c.wrest)
-			if c.gen != gen || c.state == csDown {
+			if c.Gen != gen || c.state == csDown {
 				return // failed (and maybe already reconnecting on a new socket)
 			}
 		}
@@ -187,9 +172,9 @@ func (w *worker) event(c *conn, ev uint32) {
 // reported the peer's close (hup), the FIN may sit behind the data with no further edge to
 // come, so then it reads on until EOF or EAGAIN.
 func (w *worker) readable(c *conn, hup bool) {
-	gen := c.gen
+	gen := c.Gen
 	for {
-		n, e := load.SysRead(c.fd, w.buf)
+		n, e := load.SysRead(c.FD, w.buf)
 		t := load.Nanotime()
 		switch {
 		case e == unix.EAGAIN:
@@ -212,7 +197,7 @@ func (w *worker) readable(c *conn, hup bool) {
 		if c.state == csOpen && c.pending == 0 {
 			w.send(c) // closed loop: the next batch leaves as soon as this one is echoed
 		}
-		if c.gen != gen || c.state == csDown || (n < len(w.buf) && !hup) {
+		if c.Gen != gen || c.state == csDown || (n < len(w.buf) && !hup) {
 			return // short read: drained; or the socket failed and may be reconnecting
 		}
 	}
@@ -337,7 +322,7 @@ func (w *worker) control(c *conn, op byte, payload []byte, t int64) bool {
 		code = binary.BigEndian.Uint16(payload)
 	}
 	if len(c.wrest) == 0 {
-		_, _ = load.SysSend(c.fd, appendFrame(nil, opClose, closePayload(code), true, rand.Uint32()))
+		_, _ = load.SysSend(c.FD, appendFrame(nil, opClose, closePayload(code), true, rand.Uint32()))
 	}
 	if c.pending == 0 && w.r.countMode && w.Budget == 0 {
 		w.closeConn(c) // idle and nothing left to send: not an error
@@ -373,41 +358,23 @@ func (w *worker) connect(c *conn, now int64) {
 		c.state, c.since = csDown, now // nothing to send; stay closed
 		return
 	}
-	fd, err := unix.Socket(w.r.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		w.connectFailed(c, now)
-		return
-	}
-	// A batch is written whole; Nagle would only hold a split remainder or a pong back.
-	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	c.gen++
-	// Edge-triggered and registered once for both directions, like Go's own netpoller: no
-	// epoll_ctl per batch. EPOLLOUT only fires again after a write found the buffer full.
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.idx, Pad: int32(c.gen)}
-	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		unix.Close(fd)
-		w.connectFailed(c, now)
-		return
-	}
-	c.fd, c.since = fd, now
-	if c.opened && w.r.win.In(now) {
+	res, reopened := c.Dial(w.epfd, w.r.family, w.sa)
+	if reopened && w.r.win.In(now) {
 		w.counts.reconnects++
 	}
-	c.opened = true
-	switch err := unix.Connect(fd, w.sa); err {
-	case nil:
+	switch res {
+	case load.DialDone:
 		w.upgrade(c, now)
-	case unix.EINPROGRESS, unix.EINTR:
-		c.state = csConnecting
+	case load.DialPending:
+		c.state, c.since = csConnecting, now
 	default:
-		w.closeConn(c)
 		w.connectFailed(c, now)
 	}
 }
 
 // connected finishes a non-blocking connect.
 func (w *worker) connected(c *conn, now int64) {
-	if e, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || e != 0 {
+	if c.ConnectFailed() {
 		w.closeConn(c)
 		w.connectFailed(c, now)
 		return
@@ -426,15 +393,12 @@ func (w *worker) upgrade(c *conn, now int64) {
 
 func (w *worker) connectFailed(c *conn, now int64) {
 	w.count(kConnect, now)
-	c.state, c.since = csDown, now+int64(reconnectDelay)
+	c.state, c.since = csDown, now+int64(load.ReconnectDelay)
 }
 
 // closeConn releases the socket (closing also removes it from epoll) and forgets the batch.
 func (w *worker) closeConn(c *conn) {
-	if c.fd >= 0 {
-		unix.Close(c.fd)
-	}
-	c.fd = -1
+	c.Close()
 	c.state = csDown
 	c.pending, c.sent = 0, 0
 	c.wrest = nil
@@ -491,21 +455,12 @@ func (w *worker) enqueue(c *conn, b []byte) {
 
 // write pushes b out; what the kernel does not take now waits for EPOLLOUT in c.wrest.
 func (w *worker) write(c *conn, b []byte) {
-	for len(b) > 0 {
-		n, e := load.SysSend(c.fd, b)
-		switch e {
-		case 0:
-			b = b[n:]
-		case unix.EINTR:
-		case unix.EAGAIN:
-			c.wrest = b
-			return
-		default:
-			w.fail(c, kWrite, load.Nanotime())
-			return
-		}
+	rest, ok := c.Write(b)
+	if !ok {
+		w.fail(c, kWrite, load.Nanotime())
+		return
 	}
-	c.wrest = nil
+	c.wrest = rest
 }
 
 // fail counts an error, settles the batch's unanswered messages as lost, and reconnects
@@ -519,7 +474,7 @@ func (w *worker) fail(c *conn, k kind, now int64) {
 	switch {
 	case w.r.win.Stopped():
 	case setup:
-		c.since = now + int64(reconnectDelay)
+		c.since = now + int64(load.ReconnectDelay)
 	default:
 		w.connect(c, now)
 	}
