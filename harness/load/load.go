@@ -118,30 +118,14 @@ func Run(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 	defer Shutdown(workers)
 	runErr := Drive(ctx, sh, h, &r.win, workers)
 
-	res := merge(r, workers)
-	if r.countMode && runErr == nil {
-		var lost int64
-		for _, w := range workers {
-			lost += w.Lost
-		}
-		if lost > 0 {
-			runErr = fmt.Errorf("%w: %d of %d requests got no response", ErrIncomplete, lost, cfg.Count)
-		}
-	}
-	return res, runErr
-}
-
-func merge(r *runner, workers []*worker) *Result {
+	res, lost := Totals(&r.win, workers)
 	var c counts
-	var responses int64
-	hist := NewHistogram()
 	for _, w := range workers {
 		c.add(&w.counts)
-		responses += w.Measured
-		hist.Merge(w.Hist)
 	}
-	res := &Result{Responses: responses, BytesRead: c.bytes, Reconnects: c.reconnects, Hist: hist, Latency: Summarize(hist)}
-	res.Errors = c.errorMap()
-	r.win.Finish(res)
-	return res
+	res.BytesRead, res.Reconnects, res.Errors = c.bytes, c.reconnects, c.errorMap()
+	if r.countMode && runErr == nil && lost > 0 {
+		runErr = fmt.Errorf("%w: %d of %d requests got no response", ErrIncomplete, lost, cfg.Count)
+	}
+	return res, runErr
 }

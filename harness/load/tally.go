@@ -80,3 +80,26 @@ func (t *Tally) Publish() { t.progress.Store(t.All) }
 
 // Progress is the answers published so far, in any phase (see Worker).
 func (t *Tally) Progress() int64 { return t.progress.Load() }
+
+// Tallied is a worker that keeps a Tally (by embedding it).
+type Tallied interface{ Tallied() *Tally }
+
+// Tallied returns t: workers embedding a Tally satisfy Tallied.
+func (t *Tally) Tallied() *Tally { return t }
+
+// Totals merges the tallies of a run's workers once they have returned: the answers measured
+// in the window and their latencies, as a Result that win finishes (Elapsed, RPS), to which
+// the caller adds its own counters; and lost, what Count mode gave up as sent and never answered.
+func Totals[W Tallied](win *Window, workers []W) (res *Result, lost int64) {
+	hist := NewHistogram()
+	var measured int64
+	for _, w := range workers {
+		t := w.Tallied()
+		measured += t.Measured
+		lost += t.Lost
+		hist.Merge(t.Hist)
+	}
+	res = &Result{Responses: measured, Hist: hist, Latency: Summarize(hist)}
+	win.Finish(res)
+	return res, lost
+}

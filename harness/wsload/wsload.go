@@ -172,30 +172,14 @@ func Run(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 	}
 	wg.Wait()
 
-	res := merge(r, workers)
-	if r.countMode && runErr == nil {
-		var lost int64
-		for _, w := range workers {
-			lost += w.Lost
-		}
-		if lost > 0 {
-			runErr = fmt.Errorf("%w: %d of %d messages were not echoed", ErrIncomplete, lost, cfg.Count)
-		}
-	}
-	return res, runErr
-}
-
-func merge(r *runner, workers []*worker) *Result {
+	res, lost := load.Totals(&r.win, workers)
 	var c counts
-	hist := load.NewHistogram()
-	var messages int64
 	for _, w := range workers {
 		c.add(&w.counts)
-		messages += w.Measured
-		hist.Merge(w.Hist)
 	}
-	res := &Result{Responses: messages, BytesRead: c.bytes, Reconnects: c.reconnects, Hist: hist,
-		Latency: load.Summarize(hist), Unit: Unit, Errors: c.errorMap()}
-	r.win.Finish(res)
-	return res
+	res.BytesRead, res.Reconnects, res.Errors, res.Unit = c.bytes, c.reconnects, c.errorMap(), Unit
+	if r.countMode && runErr == nil && lost > 0 {
+		runErr = fmt.Errorf("%w: %d of %d messages were not echoed", ErrIncomplete, lost, cfg.Count)
+	}
+	return res, runErr
 }
