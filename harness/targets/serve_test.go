@@ -1,34 +1,14 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while a server goroutine writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 var listening = regexp.MustCompile(`listening on :(\d+) \(pid (\d+)`)
 
@@ -44,7 +24,7 @@ func TestServeForeground(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var out, errb syncBuffer
+			var out, errb SyncBuffer
 			code := make(chan int, 1)
 			go func() {
 				if tg.Kind == KindGo {

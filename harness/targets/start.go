@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -353,4 +354,24 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// SyncBuffer is a bytes.Buffer that a server's output may be copied into (as StartOptions.Log,
+// or a child process's stdout or stderr) while another goroutine reads it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -11,13 +11,13 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // These tests build the CLI and run it as a user would, on loopback, with runs of a second or
@@ -270,7 +270,7 @@ func TestInterrupt(t *testing.T) {
 	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "4", "--duration", "2s",
 		"--warmup", "100ms", "--cooldown", "0", "--out", dir)
 	cmd.Dir = root
-	var errb syncBuffer
+	var errb targets.SyncBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -391,24 +391,6 @@ func TestRaceBindingAndUWS(t *testing.T) {
 			noLeftovers(t)
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a polling reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A profile with several scenarios and an extra race writes one sub-session per race and an
