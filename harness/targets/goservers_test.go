@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -14,14 +13,7 @@ import (
 func TestGoServersInProcess(t *testing.T) {
 	for _, name := range []string{"fasthttp", "nethttp"} {
 		t.Run(name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- ServeGo(ctx, name, ln) }()
-			addr := ln.Addr().String()
+			addr, stop := serveGo(t, name)
 			if err := Verify(context.Background(), name, addr, scenario.All()); err != nil {
 				t.Errorf("Verify: %v", err)
 			}
@@ -31,14 +23,8 @@ func TestGoServersInProcess(t *testing.T) {
 			checkStatus(t, addr, "GET", "/static/a/b", 200)
 			checkStatus(t, addr, "DELETE", "/api/v1/users/7", 200)
 			checkStatus(t, addr, "GET", scenario.WSPath, 400) // not an upgrade request
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("ServeGo after cancel: %v", err)
-				}
-			case <-time.After(6 * time.Second):
-				t.Fatal("ServeGo did not return after cancel")
+			if err := stop(); err != nil {
+				t.Errorf("ServeGo after cancel: %v", err)
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package targets
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +34,49 @@ func waitGone(t *testing.T, pid int, what string) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startUWS starts the uws target under node for a test, returning it and its server, and stops
+// it when the test ends. Without the target's node_modules (scripts/setup.sh runs npm ci) the test is skipped, naming
+// the missing directory.
+func startUWS(t *testing.T, o StartOptions) (*Target, *Server) {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := filepath.Join(root, "harness", "targets", "uws", "node_modules", upstreamPackage)
+	if _, err := os.Stat(mods); err != nil {
+		t.Skipf("skipping: %s is missing; run scripts/setup.sh (npm ci in harness/targets/uws)", mods)
+	}
+	tg, err := Resolve("uws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, startT(t, tg, o)
+}
+
+// serveGo serves the Go target name on a loopback listener in this process. It returns the
+// address and stop, which cancels the serving and returns what ServeGo returned, or an error if
+// it did not return within 6 s.
+func serveGo(t *testing.T, name string) (addr string, stop func() error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeGo(ctx, name, ln) }()
+	return ln.Addr().String(), func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(6 * time.Second):
+			return errors.New("did not return after cancel")
+		}
 	}
 }
 

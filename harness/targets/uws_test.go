@@ -2,7 +2,6 @@ package targets
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,19 +12,7 @@ import (
 // TestUWS bundles server.ts, runs it under node on the pinned upstream and verifies every
 // scenario (ws-echo included). node_modules comes from scripts/setup.sh (npm ci); without it the test says so.
 func TestUWS(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mods := filepath.Join(root, "harness", "targets", "uws", "node_modules", upstreamPackage)
-	if _, err := os.Stat(mods); err != nil {
-		t.Skipf("skipping: %s is missing; run scripts/setup.sh (npm ci in harness/targets/uws)", mods)
-	}
-	tg, err := Resolve("uws")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startT(t, tg, StartOptions{})
+	tg, s := startUWS(t, StartOptions{})
 	if err := Verify(context.Background(), "uws", s.Addr(), scenario.All()); err != nil {
 		t.Fatal(err)
 	}

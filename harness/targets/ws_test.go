@@ -5,11 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,39 +24,16 @@ var wsTargets = []string{"fasthttp", "nethttp", "uws"}
 func serveWST(t *testing.T, name string) string {
 	t.Helper()
 	if name == "uws" {
-		root, err := RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		mods := filepath.Join(root, "harness", "targets", "uws", "node_modules", upstreamPackage)
-		if _, err := os.Stat(mods); err != nil {
-			t.Skipf("skipping: %s is missing; run scripts/setup.sh (npm ci in harness/targets/uws)", mods)
-		}
-		tg, err := Resolve("uws")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return startT(t, tg, StartOptions{}).Addr()
+		_, s := startUWS(t, StartOptions{})
+		return s.Addr()
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeGo(ctx, name, ln) }()
+	addr, stop := serveGo(t, name)
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("ServeGo(%s): %v", name, err)
-			}
-		case <-time.After(6 * time.Second):
-			t.Errorf("ServeGo(%s) did not return after cancel", name)
+		if err := stop(); err != nil {
+			t.Errorf("ServeGo(%s): %v", name, err)
 		}
 	})
-	return ln.Addr().String()
+	return addr
 }
 
 func wsScenario(t *testing.T) scenario.Scenario {
