@@ -49,10 +49,7 @@ func (p *Progress) Logf(format string, args ...any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.shown = false
-	}
+	p.clearLine()
 	msg := fmt.Sprintf(format, args...)
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
@@ -71,6 +68,11 @@ func (p *Progress) Done() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.clearLine()
+}
+
+// clearLine erases the status line if one is shown; p.mu is held.
+func (p *Progress) clearLine() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
