@@ -49,25 +49,19 @@ func CVPct(xs []float64) float64 {
 }
 
 // Min is the smallest value; NaN for no values.
-func Min(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = math.Min(m, x)
-	}
-	return m
-}
+func Min(xs []float64) float64 { return fold(xs, math.Min) }
 
 // Max is the largest value; NaN for no values.
-func Max(xs []float64) float64 {
+func Max(xs []float64) float64 { return fold(xs, math.Max) }
+
+// fold combines the values left to right with f; NaN for no values.
+func fold(xs []float64, f func(a, b float64) float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
 	m := xs[0]
 	for _, x := range xs[1:] {
-		m = math.Max(m, x)
+		m = f(m, x)
 	}
 	return m
 }
