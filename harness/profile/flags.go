@@ -73,23 +73,18 @@ func (o *Overrides) Apply(p *Profile) error {
 	if o.changed("duration") {
 		p.Duration = Duration(o.Duration)
 	}
-	if o.changed("warmup") {
-		if o.Warmup < 0 {
-			return fmt.Errorf("--warmup must not be negative")
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+		dst  *Duration
+	}{{"warmup", o.Warmup, &p.Warmup}, {"settle", o.Settle, &p.Settle}, {"cooldown", o.Cooldown, &p.Cooldown}} {
+		if !o.changed(f.name) {
+			continue
 		}
-		p.Warmup = Duration(o.Warmup)
-	}
-	if o.changed("settle") {
-		if o.Settle < 0 {
-			return fmt.Errorf("--settle must not be negative")
+		if f.v < 0 {
+			return fmt.Errorf("--%s must not be negative", f.name)
 		}
-		p.Settle = Duration(o.Settle)
-	}
-	if o.changed("cooldown") {
-		if o.Cooldown < 0 {
-			return fmt.Errorf("--cooldown must not be negative")
-		}
-		p.Cooldown = Duration(o.Cooldown)
+		*f.dst = Duration(f.v)
 	}
 	if o.changed("connections") {
 		p.Connections = o.Connections
