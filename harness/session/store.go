@@ -190,41 +190,32 @@ func LoadSummary(p string) (*Summary, error) {
 
 // LoadMatrix reads summary.json of a matrix session.
 func LoadMatrix(dir string) (*Matrix, error) {
-	var m Matrix
-	if err := ReadJSON(filepath.Join(DirOf(dir), SummaryFile), &m); err != nil {
+	m, err := loadFile[Matrix](dir, SummaryFile)
+	if err != nil {
 		return nil, err
 	}
 	if m.Kind != "matrix" {
 		return nil, fmt.Errorf("%s is not a matrix session (kind %q)", dir, m.Kind)
 	}
-	return &m, nil
+	return m, nil
 }
 
 // LoadRaw reads raw.json.
-func LoadRaw(dir string) (*Raw, error) {
-	var r Raw
-	if err := ReadJSON(filepath.Join(DirOf(dir), RawFile), &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
+func LoadRaw(dir string) (*Raw, error) { return loadFile[Raw](dir, RawFile) }
 
 // LoadManifest reads manifest.json.
-func LoadManifest(dir string) (*Manifest, error) {
-	var m Manifest
-	if err := ReadJSON(filepath.Join(DirOf(dir), ManifestFile), &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
-}
+func LoadManifest(dir string) (*Manifest, error) { return loadFile[Manifest](dir, ManifestFile) }
 
 // LoadIndex reads index.json of a multi-scenario race.
-func LoadIndex(dir string) (*Index, error) {
-	var ix Index
-	if err := ReadJSON(filepath.Join(DirOf(dir), IndexFile), &ix); err != nil {
+func LoadIndex(dir string) (*Index, error) { return loadFile[Index](dir, IndexFile) }
+
+// loadFile reads the JSON file name of the session in dir (see DirOf).
+func loadFile[T any](dir, name string) (*T, error) {
+	var v T
+	if err := ReadJSON(filepath.Join(DirOf(dir), name), &v); err != nil {
 		return nil, err
 	}
-	return &ix, nil
+	return &v, nil
 }
 
 // FindRoot finds the repository root: the nearest directory at or above start holding a
