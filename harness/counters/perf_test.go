@@ -19,9 +19,21 @@ import (
 // kernelPMU asks the kernel directly whether a hardware cycles event can be opened on this
 // thread: nil when it can, else the errno.
 func kernelPMU() error {
+	return openEvent(unix.PERF_TYPE_HARDWARE, unix.PERF_COUNT_HW_CPU_CYCLES)
+}
+
+func softwareAllowed(t *testing.T) {
+	if err := openEvent(unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK); err != nil {
+		t.Skipf("perf_event_open refused even a software event (%v): %s", err, paranoidAdvice())
+	}
+}
+
+// openEvent opens a disabled perf event of type typ and config on this thread and closes it
+// again: nil when the kernel allows it, else the errno.
+func openEvent(typ uint32, config uint64) error {
 	attr := unix.PerfEventAttr{
-		Type:   unix.PERF_TYPE_HARDWARE,
-		Config: unix.PERF_COUNT_HW_CPU_CYCLES,
+		Type:   typ,
+		Config: config,
 		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeHv,
 	}
@@ -31,20 +43,6 @@ func kernelPMU() error {
 	}
 	unix.Close(fd)
 	return nil
-}
-
-func softwareAllowed(t *testing.T) {
-	attr := unix.PerfEventAttr{
-		Type:   unix.PERF_TYPE_SOFTWARE,
-		Config: unix.PERF_COUNT_SW_TASK_CLOCK,
-		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
-		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeHv,
-	}
-	fd, err := unix.PerfEventOpen(&attr, 0, -1, -1, 0)
-	if err != nil {
-		t.Skipf("perf_event_open refused even a software event (%v): %s", err, paranoidAdvice())
-	}
-	unix.Close(fd)
 }
 
 // checkHardware asserts the hardware counters follow what the kernel says: with a PMU, real
