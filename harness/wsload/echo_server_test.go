@@ -45,6 +45,14 @@ func startEcho(t testing.TB, o echoOptions) *echoServer {
 	if o.writeBuf > 0 {
 		up.WriteBufferSize = o.writeBuf
 	}
+	es.srv = httptest.NewServer(es.handler(up, o))
+	es.Addr = strings.TrimPrefix(es.srv.URL, "http://")
+	t.Cleanup(es.srv.Close)
+	return es
+}
+
+// handler upgrades requests for /ws with up and echoes on each connection as o says.
+func (es *echoServer) handler(up websocket.Upgrader, o echoOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
 		c, err := up.Upgrade(w, r, nil)
@@ -57,10 +65,7 @@ func startEcho(t testing.TB, o echoOptions) *echoServer {
 		}
 		es.serve(c, o)
 	})
-	es.srv = httptest.NewServer(mux)
-	es.Addr = strings.TrimPrefix(es.srv.URL, "http://")
-	t.Cleanup(es.srv.Close)
-	return es
+	return mux
 }
 
 func (es *echoServer) serve(c *websocket.Conn, o echoOptions) {
@@ -142,22 +147,14 @@ func TestHelperEchoServer(t *testing.T) {
 	if addr == "" {
 		t.Skip("helper process for manual benchmarks; set WSLOAD_ECHO_ADDR")
 	}
-	up := websocket.Upgrader{}
 	es := &echoServer{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		es.serve(c, echoOptions{}) // gorilla's own echo example: ReadMessage, WriteMessage
-	})
+	// gorilla's own echo example: ReadMessage, WriteMessage.
+	handler := es.handler(websocket.Upgrader{}, echoOptions{})
 	secs := 600
 	if s := os.Getenv("WSLOAD_ECHO_SECONDS"); s != "" {
 		fmt.Sscan(s, &secs)
 	}
-	srv := &http.Server{Addr: addr, Handler: mux}
+	srv := &http.Server{Addr: addr, Handler: handler}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs)*time.Second)
 	defer cancel()
 	go func() { <-ctx.Done(); srv.Close() }()
