@@ -17,6 +17,20 @@ func runCtx(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
+// runIncomplete runs cfg (Count mode) against a misbehaving server and fails the test unless
+// the run ends incomplete with errors of kind counted.
+func runIncomplete(t *testing.T, cfg Config, kind string) *Result {
+	t.Helper()
+	res, err := Run(runCtx(t, 20*time.Second), cfg, Hooks{})
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("err %v, want ErrIncomplete", err)
+	}
+	if res.Errors[kind] == 0 {
+		t.Fatalf("errors %v: want %s errors", res.Errors, kind)
+	}
+	return res
+}
+
 func TestCountExact(t *testing.T) {
 	cases := []struct {
 		name                 string
@@ -79,13 +93,8 @@ func TestFragmentedEchoesAndPings(t *testing.T) {
 
 func TestMismatchDetected(t *testing.T) {
 	es := startEcho(t, echoOptions{corruptEvery: 40})
-	res, err := Run(runCtx(t, 20*time.Second), Config{Addr: es.Addr, Count: 400, Connections: 4, Pipelining: 4, Workers: 2}, Hooks{})
-	if !errors.Is(err, ErrIncomplete) {
-		t.Fatalf("err %v, want ErrIncomplete (corrupted echoes are not counted)", err)
-	}
-	if res.Errors[KindMismatch] == 0 {
-		t.Fatalf("errors %v: no mismatch counted", res.Errors)
-	}
+	// Corrupted echoes are not counted: the run is incomplete.
+	res := runIncomplete(t, Config{Addr: es.Addr, Count: 400, Connections: 4, Pipelining: 4, Workers: 2}, KindMismatch)
 	if res.Responses >= 400 || res.Responses < 200 {
 		t.Fatalf("%d messages counted", res.Responses)
 	}
@@ -110,13 +119,7 @@ func TestServerCloseFrameMidRun(t *testing.T) {
 
 func TestServerDropsTCPMidRun(t *testing.T) {
 	es := startEcho(t, echoOptions{dropAfter: 17})
-	res, err := Run(runCtx(t, 20*time.Second), Config{Addr: es.Addr, Count: 100, Connections: 2, Pipelining: 5, Workers: 1}, Hooks{})
-	if !errors.Is(err, ErrIncomplete) {
-		t.Fatalf("err %v, want ErrIncomplete", err)
-	}
-	if res.Errors[KindClosed] == 0 {
-		t.Fatalf("errors %v: want close", res.Errors)
-	}
+	runIncomplete(t, Config{Addr: es.Addr, Count: 100, Connections: 2, Pipelining: 5, Workers: 1}, KindClosed)
 }
 
 // A server that upgrades and then never echoes: batches time out.
@@ -140,11 +143,8 @@ func TestTimeout(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	res, err := Run(runCtx(t, 20*time.Second), Config{Addr: addr, Count: 20, Connections: 2, Pipelining: 2, Workers: 1,
-		Timeout: 200 * time.Millisecond}, Hooks{})
-	if !errors.Is(err, ErrIncomplete) || res.Errors[KindTimeout] == 0 {
-		t.Fatalf("err %v, errors %v: want incomplete with timeouts", err, res.Errors)
-	}
+	runIncomplete(t, Config{Addr: addr, Count: 20, Connections: 2, Pipelining: 2, Workers: 1, Timeout: 200 * time.Millisecond},
+		KindTimeout)
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("took %v", el)
 	}
