@@ -46,6 +46,18 @@ func parse(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, stderr i
 	return 0, false
 }
 
+// parseNoArgs is parse for a command that takes flags only: an argument is an error (exit 2).
+func parseNoArgs(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, stderr io.Writer) (int, bool) {
+	if code, done := parse(fs, cmd, usage, args, stdout, stderr); done {
+		return code, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bindrace %s: unexpected argument %q\nRun 'bindrace %s --help' for usage.\n", cmd, fs.Arg(0), cmd)
+		return 2, true
+	}
+	return 0, false
+}
+
 // SignalContext is cancelled on SIGINT or SIGTERM with the cause "interrupted by SIGINT"; a
 // second signal stops every server at once and exits 2.
 func SignalContext(stderr io.Writer) (context.Context, func()) {
@@ -102,6 +114,30 @@ func openServerLog(path string, stderr io.Writer) (io.Writer, func(), error) {
 	return f, func() { f.Close() }, nil
 }
 
+// prepare sets a race or matrix command up once its arguments are checked: it loads the
+// profile and opens the server log, and returns them with a context that SIGINT and SIGTERM
+// cancel and done, which stops every server still running, the signal handling and the log,
+// in that order. ok false: the error is printed, exit 2.
+func prepare(cmd string, ov *profile.Overrides, serverLog string, stderr io.Writer) (ctx context.Context, p *profile.Profile,
+	logw io.Writer, done func(), ok bool) {
+	p, err := loadProfile(ov)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		return nil, nil, nil, nil, false
+	}
+	logw, closeLog, err := openServerLog(serverLog, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		return nil, nil, nil, nil, false
+	}
+	ctx, stop := SignalContext(stderr)
+	return ctx, p, logw, func() {
+		targets.StopAll()
+		stop()
+		closeLog()
+	}, true
+}
+
 const raceUsage = `Usage: bindrace race --a TARGET --b TARGET [--profile NAME] [flags]
 
 Races two targets in balanced AB/BA pairs, one fresh server process per run, applies the
@@ -127,27 +163,14 @@ func RaceCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
-	if code, done := parse(fs, "race", raceUsage, args, stdout, stderr); done {
+	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bindrace race: unexpected argument %q\nRun 'bindrace race --help' for usage.\n", fs.Arg(0))
+	ctx, p, logw, done, ok := prepare("race", ov, *slog, stderr)
+	if !ok {
 		return 2
 	}
-	p, err := loadProfile(ov)
-	if err != nil {
-		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
-		return 2
-	}
-	logw, closeLog, err := openServerLog(*slog, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
-		return 2
-	}
-	defer closeLog()
-	ctx, stop := SignalContext(stderr)
-	defer stop()
-	defer targets.StopAll()
+	defer done()
 	res := Race(ctx, Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
 		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
@@ -172,12 +195,8 @@ func MatrixCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 0, "seed of the shuffled orders (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
-	if code, done := parse(fs, "matrix", matrixUsage, args, stdout, stderr); done {
+	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bindrace matrix: unexpected argument %q\nRun 'bindrace matrix --help' for usage.\n", fs.Arg(0))
-		return 2
 	}
 	var names []string
 	for _, t := range strings.Split(*list, ",") {
@@ -189,20 +208,11 @@ func MatrixCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
 		return 2
 	}
-	p, err := loadProfile(ov)
-	if err != nil {
-		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
+	ctx, p, logw, done, ok := prepare("matrix", ov, *slog, stderr)
+	if !ok {
 		return 2
 	}
-	logw, closeLog, err := openServerLog(*slog, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
-		return 2
-	}
-	defer closeLog()
-	ctx, stop := SignalContext(stderr)
-	defer stop()
-	defer targets.StopAll()
+	defer done()
 	return Matrix(ctx, Options{
 		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
 		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
