@@ -137,6 +137,21 @@ func readUpgrade(br *bufio.Reader) (string, error) {
 	return req.Header.Get("Sec-WebSocket-Key"), nil
 }
 
+// switchProtocols answers an upgrade with 101 and the given Sec-WebSocket-Accept.
+func switchProtocols(c net.Conn, accept string) {
+	fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", accept)
+}
+
+// acceptUpgrade reads an upgrade request and answers it correctly; false when none came.
+func acceptUpgrade(c net.Conn, br *bufio.Reader) bool {
+	key, err := readUpgrade(br)
+	if err != nil {
+		return false
+	}
+	switchProtocols(c, acceptFor(key))
+	return true
+}
+
 // TestHelperEchoServer is not a test: with WSLOAD_ECHO_ADDR set it serves the plain gorilla
 // echo there until killed (or WSLOAD_ECHO_SECONDS pass), so a benchmark can run the server in
 // its own process pinned to its own CPU:

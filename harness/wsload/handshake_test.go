@@ -68,8 +68,7 @@ func wrongAcceptServer(t *testing.T) string {
 		if err != nil {
 			return
 		}
-		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-			acceptFor(key+"x"))
+		switchProtocols(c, acceptFor(key+"x"))
 		_, _ = br.ReadByte() // hold the connection until the client gives up
 	})
 }
@@ -102,7 +101,7 @@ func TestRunHandshakeErrorsCounted(t *testing.T) {
 		}
 		select {
 		case <-first: // the probe: a correct answer, then read its close and answer it
-			fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", acceptFor(key))
+			switchProtocols(c, acceptFor(key))
 			buf := make([]byte, 64)
 			_, _ = br.Read(buf)
 			_, _ = c.Write([]byte{0x88, 2, 0x03, 0xE8})

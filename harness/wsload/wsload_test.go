@@ -125,12 +125,9 @@ func TestServerDropsTCPMidRun(t *testing.T) {
 // A server that upgrades and then never echoes: batches time out.
 func TestTimeout(t *testing.T) {
 	addr := rawServer(t, func(c net.Conn, br *bufio.Reader) {
-		key, err := readUpgrade(br)
-		if err != nil {
+		if !acceptUpgrade(c, br) {
 			return
 		}
-		_, _ = c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
-			acceptFor(key) + "\r\n\r\n"))
 		buf := make([]byte, 4096)
 		for {
 			n, err := br.Read(buf)
@@ -213,12 +210,9 @@ func TestCleanCloseAtEnd(t *testing.T) {
 	}
 	reports := make(chan report, 16)
 	addr := rawServer(t, func(c net.Conn, br *bufio.Reader) {
-		key, err := readUpgrade(br)
-		if err != nil {
+		if !acceptUpgrade(c, br) {
 			return
 		}
-		_, _ = c.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
-			acceptFor(key) + "\r\n\r\n"))
 		cl := &client{nc: c, buf: make([]byte, 4096), f: frameParser{allowMasked: true}}
 		cl.data = make([]byte, br.Buffered())
 		_, _ = br.Read(cl.data)
