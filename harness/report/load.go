@@ -17,14 +17,14 @@ import (
 // and manifest.json may be missing from a session that was cut short, and the report still says
 // what was measured.
 type sessionDir struct {
-	dir         string
-	summaryJSON []byte
-	rawJSON     []byte // raw.json and manifest.json as on disk (nil when absent), for the HTML page
+	dir          string
+	summaryJSON  []byte
+	rawJSON      []byte // raw.json and manifest.json as on disk (nil when absent), for the HTML page
 	manifestJSON []byte
-	race        *session.Summary // set for kind "race" (or no kind)
-	matrix      *session.Matrix  // set for kind "matrix"
-	raw         *session.Raw     // nil when raw.json is absent
-	manifest    map[string]any   // nil when manifest.json is absent
+	race         *session.Summary // set for kind "race" (or no kind)
+	matrix       *session.Matrix  // set for kind "matrix"
+	raw          *session.Raw     // nil when raw.json is absent
+	manifest     map[string]any   // nil when manifest.json is absent
 }
 
 func load(dir string) (*sessionDir, error) {
