@@ -225,7 +225,7 @@ bin/bindrace: FORCE | $(SETUP_STAMP)
 # BR_FUZZ_IGNORE=name,... (environment) turns off invariants that catch an already-reported bug;
 # see native/fuzz/fuzz_common.h. Findings land in build/fuzz/artifacts/<target>/.
 # =============================================================================================
-FUZZ_TARGETS   := http_parser chunked router
+FUZZ_TARGETS   := http_parser chunked router ws_frame
 FUZZ_SECONDS   ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_JOBS_ARGS ?=
@@ -234,9 +234,11 @@ FUZZ_CXXFLAGS  := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,ad
 FUZZ_SRC_http_parser := native/src/http_parser.cc
 FUZZ_SRC_chunked     := native/src/http_parser.cc
 FUZZ_SRC_router      := native/src/router.cc
+FUZZ_SRC_ws_frame    :=
 FUZZ_MAXLEN_http_parser := 4096
 FUZZ_MAXLEN_chunked     := 8192
 FUZZ_MAXLEN_router      := 2048
+FUZZ_MAXLEN_ws_frame    := 8192
 FUZZ_BINS := $(addprefix build/fuzz/,$(addsuffix _fuzz,$(FUZZ_TARGETS)))
 # libFuzzer flags common to both runs; the working corpus lives in build/ so the committed seeds
 # in native/fuzz/corpus/<target>/ stay small and hand-written.
@@ -251,7 +253,8 @@ FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/artifacts/$(1) && \
 fuzz-build: $(FUZZ_BINS) ## build the libFuzzer targets into build/fuzz/
 
 build/fuzz/%_fuzz: native/fuzz/%_fuzz.cc native/fuzz/fuzz_common.h native/src/http_parser.h \
-                   native/src/http_parser.cc native/src/router.h native/src/router.cc native/include/bindrace.h
+                   native/src/http_parser.cc native/src/router.h native/src/router.cc native/include/bindrace.h \
+                   native/src/ws_reader.h native/src/ws_frame.h native/src/utf8.h
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CXXFLAGS) $< $(FUZZ_SRC_$*) -o $@
 

@@ -82,3 +82,56 @@ func benchmarkPipelined(b *testing.B, path string, static bool) {
 func BenchmarkPingPipelined(b *testing.B)       { benchmarkPipelined(b, "/", false) }
 func BenchmarkParamsPipelined(b *testing.B)     { benchmarkPipelined(b, "/id/42?name=bun", false) }
 func BenchmarkStaticPingPipelined(b *testing.B) { benchmarkPipelined(b, "/static-ping", true) }
+
+// wsPipeliner sends depth masked 64-byte binary messages per write and reads their echoes into a
+// fixed buffer: the client allocates nothing, so any allocation counted is the server's.
+type wsPipeliner struct {
+	c     net.Conn
+	out   []byte
+	buf   []byte
+	depth int
+}
+
+func newWSPipeliner(t testing.TB, a *App, path string, depth int) *wsPipeliner {
+	c, br := wsDial(t, a, path)
+	if br.Buffered() > 0 {
+		t.Fatal("bytes after the 101")
+	}
+	one := frame(fin(2), bytes.Repeat([]byte{0xab}, 64), true)
+	return &wsPipeliner{c: c, out: bytes.Repeat(one, depth), buf: make([]byte, 66*depth), depth: depth}
+}
+
+func (p *wsPipeliner) round(t testing.TB) {
+	if _, err := p.c.Write(p.out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(p.c, p.buf); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An echoed WebSocket message (native frame parse, batch event, Go Message callback, Send into
+// the ws arena, native frame write) allocates nothing.
+func TestZeroAllocsPerWSMessage(t *testing.T) {
+	a, _ := wsApp(t, WSConfig{})
+	p := newWSPipeliner(t, a, "/ws", 10)
+	for i := 0; i < 100; i++ {
+		p.round(t)
+	}
+	if allocs := testing.AllocsPerRun(200, func() { p.round(t) }); allocs != 0 {
+		t.Errorf("%v allocations per 10 echoed messages", allocs)
+	}
+}
+
+func benchmarkWSEcho(b *testing.B, path string) {
+	a, _ := wsApp(b, WSConfig{})
+	p := newWSPipeliner(b, a, path, 10)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 10 {
+		p.round(b)
+	}
+}
+
+func BenchmarkWSEchoPipelined(b *testing.B)       { benchmarkWSEcho(b, "/ws") }
+func BenchmarkStaticWSEchoPipelined(b *testing.B) { benchmarkWSEcho(b, "/echo") }

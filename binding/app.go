@@ -67,9 +67,11 @@ type App struct {
 	c      *C.br_app
 	routes []route
 	loops  []*loop
-	port   int
-	mu     sync.Mutex
-	state  int // 0 routing, 1 listening, 2 shut down
+	// WebSocket routes by the id given to the core.
+	wsRoutes []*wsRoute
+	port     int
+	mu       sync.Mutex
+	state    int // 0 routing, 1 listening, 2 shut down
 }
 
 // Errors returned by the binding.

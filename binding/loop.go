@@ -26,6 +26,13 @@ type loop struct {
 	// Arena bytes used by the answers written so far in this batch.
 	headUsed, bodyUsed uint64
 
+	// WebSocket sends go into the batch's ws arena while the loop dispatches (dispatching,
+	// under wmu, so another goroutine's Send may join the batch too); otherwise to the inbox.
+	wmu         sync.Mutex
+	dispatching bool
+	wsUsed      uint64
+	socks       []*WS // open WebSockets by connection index (the id's low 32 bits)
+
 	// Streams waiting for the socket to drain, by token. Any goroutine opens streams.
 	smu       sync.Mutex
 	streams   map[uint64]*Stream
@@ -56,16 +63,28 @@ func (l *loop) run() {
 		if b.done != 0 {
 			return
 		}
-		n := int(b.n)
-		if n == 0 {
+		n, nws := int(b.n), int(b.n_ws)
+		if n == 0 && nws == 0 {
 			continue
 		}
 		l.headUsed, l.bodyUsed = 0, 0
-		reqs := unsafe.Slice(b.reqs, n)
-		resps := unsafe.Slice(b.resps, n)
-		for i := range reqs {
-			l.serve(&reqs[i], &resps[i])
+		l.wmu.Lock()
+		l.dispatching, l.wsUsed = true, 0
+		l.wmu.Unlock()
+		if n > 0 {
+			reqs := unsafe.Slice(b.reqs, n)
+			resps := unsafe.Slice(b.resps, n)
+			for i := range reqs {
+				l.serve(&reqs[i], &resps[i])
+			}
 		}
+		if nws > 0 {
+			l.wsDispatch(unsafe.Slice(b.ws, nws))
+		}
+		l.wmu.Lock()
+		l.dispatching = false
+		b.ws_used = C.uint64_t(l.wsUsed)
+		l.wmu.Unlock()
 	}
 }
 
@@ -82,7 +101,7 @@ func (l *loop) serve(cr *C.br_request, out *C.br_response) {
 // recover turns a handler panic into a 500 for that request; the loop goes on.
 func (l *loop) recover(w *Response) {
 	if e := recover(); e != nil {
-		log.Printf("binding: handler panic: %v\n%s", e, debug.Stack())
+		logPanic(e)
 		if w.state == resFinished {
 			return
 		}
@@ -93,6 +112,8 @@ func (l *loop) recover(w *Response) {
 		w.finish()
 	}
 }
+
+func logPanic(e any) { log.Printf("binding: handler panic: %v\n%s", e, debug.Stack()) }
 
 func (l *loop) wake(tokens []uint64) {
 	l.smu.Lock()
@@ -110,16 +131,19 @@ func (l *loop) wake(tokens []uint64) {
 // arena returns the head (which=0) or body arena with room for need more bytes past used.
 func (l *loop) arena(which int, used, need uint64) []byte {
 	b := l.batch
-	p, c := b.head_arena, b.head_cap
-	if which == 1 {
-		p, c = b.body_arena, b.body_cap
+	pick := func() (*C.char, C.uint64_t) {
+		switch which {
+		case 1:
+			return b.body_arena, b.body_cap
+		case 2:
+			return b.ws_arena, b.ws_cap
+		}
+		return b.head_arena, b.head_cap
 	}
+	p, c := pick()
 	if used+need > uint64(c) {
 		C.br_loop_grow(l.c, b, C.int(which), C.uint64_t(used), C.uint64_t(need))
-		p, c = b.head_arena, b.head_cap
-		if which == 1 {
-			p, c = b.body_arena, b.body_cap
-		}
+		p, c = pick()
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(c))
 }

@@ -1,10 +1,11 @@
-/* bindrace.h — the stable C ABI of the bindrace native HTTP/1.1 core.
+/* bindrace.h — the stable C ABI of the bindrace native HTTP/1.1 and WebSocket core.
  *
  * Shape: one br_app (config + routes, immutable once a loop runs) and one br_loop per thread.
  * A loop is driven by ONE call per iteration, br_loop_step: it applies the responses written for
  * the previous batch, flushes, waits for I/O, parses, answers static routes itself and returns
  * the requests that need the embedder (a batch). Static-only traffic never returns.
  * Request data are views into the loop's receive buffers, valid until the next br_loop_step.
+ * WebSocket messages travel in the same batch (br_batch.ws), sends in br_batch.ws_arena.
  * Only opaque handles and plain C structs cross this boundary; C never keeps a caller pointer. */
 #ifndef BINDRACE_H
 #define BINDRACE_H
@@ -22,6 +23,7 @@ typedef struct br_app br_app;       /* routes and limits shared by all loops */
 typedef struct br_loop br_loop;     /* one epoll loop, one listener, one thread */
 typedef struct br_body br_body;     /* immutable, refcounted body in C memory */
 typedef struct br_stream br_stream; /* a response body written chunk by chunk from any thread */
+struct br_ws_event;
 
 /* Limits; a zero field takes the default given beside it. */
 typedef struct br_config {
@@ -91,7 +93,59 @@ typedef struct br_batch {
   uint64_t head_cap, body_cap;
   uint32_t done;         /* 1: the loop stopped and every connection is closed */
   uint32_t reserved;
+  /* WebSocket: events read this step, and the embedder's sends for the next step. */
+  const struct br_ws_event *ws;
+  uint32_t n_ws;
+  uint32_t ws_reserved;
+  char *ws_arena;        /* br_ws_out records written by the embedder (see below) */
+  uint64_t ws_cap;
+  uint64_t ws_used;      /* bytes of records written; the embedder sets it before the next step */
 } br_batch;
+
+/* ---- WebSocket (RFC 6455) --------------------------------------------------------------------
+ * A WebSocket route upgrades valid handshakes (GET, HTTP/1.1, Upgrade: websocket, Connection:
+ * upgrade, Sec-WebSocket-Version: 13, a 16-byte base64 key) with 101; a wrong or missing version
+ * gets 426 with Sec-WebSocket-Version: 13, any other bad handshake 400. From then on the
+ * connection speaks frames: pings are answered, close frames echoed, protocol errors fail the
+ * connection with a close code (1002, 1007, 1009), and the embedder gets OPEN, MESSAGE and
+ * CLOSE events in the batch, in order, exactly one CLOSE per OPEN (1006 when the TCP
+ * connection just went away). Messages are views valid until the next br_loop_step. */
+typedef struct br_ws_config {
+  uint64_t max_message;     /* bytes per message, else close 1009; 16 MiB */
+  uint32_t idle_timeout_ms; /* no traffic for this long closes the connection; 120000 */
+  uint32_t flags;           /* BR_WS_ECHO */
+} br_ws_config;
+
+enum { BR_WS_ECHO = 1 }; /* every message is echoed in C with its opcode; no events */
+enum { BR_WS_OPEN = 1, BR_WS_MESSAGE = 2, BR_WS_CLOSE = 3 };
+enum { BR_WS_TEXT = 1, BR_WS_BINARY = 2, BR_WS_OP_CLOSE = 8 };
+
+typedef struct br_ws_event {
+  uint64_t conn;   /* connection id */
+  uint32_t route;  /* route id given to br_app_ws */
+  uint32_t kind;   /* BR_WS_OPEN, BR_WS_MESSAGE, BR_WS_CLOSE */
+  uint32_t code;   /* MESSAGE: BR_WS_TEXT or BR_WS_BINARY; CLOSE: the close code */
+  uint32_t reserved;
+  br_str data;     /* MESSAGE: the payload; CLOSE: the reason */
+} br_ws_event;
+
+/* A send written by the embedder into br_batch.ws_arena during a batch: this header, then len
+ * payload bytes, then padding to a multiple of 8. opcode BR_WS_TEXT/BR_WS_BINARY sends a
+ * message; BR_WS_OP_CLOSE sends a close frame with code and the payload as reason, then closes
+ * once the client answers (or the idle timeout passes). Sends to closed connections are dropped. */
+typedef struct br_ws_out {
+  uint64_t conn;
+  uint32_t len;
+  uint16_t opcode;
+  uint16_t code;
+} br_ws_out;
+
+/* Routes GET pattern to WebSocket upgrades with the embedder's route_id (cfg NULL: defaults). */
+int br_app_ws(br_app *app, const char *pattern, uint32_t route_id, const br_ws_config *cfg);
+/* From any thread: sends a message (opcode BR_WS_TEXT/BINARY) on conn; data copied. */
+void br_ws_send(br_loop *loop, uint64_t conn, uint32_t opcode, const void *data, size_t len);
+/* From any thread: starts the close handshake on conn with code and reason (<= 123 bytes). */
+void br_ws_close(br_loop *loop, uint64_t conn, uint32_t code, const void *reason, size_t len);
 
 /* Creates an app with the given limits (NULL: defaults). */
 br_app *br_app_new(const br_config *cfg);
@@ -119,7 +173,7 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err);
 int br_loop_port(br_loop *loop);
 /* Runs one iteration (see top); returns 0, or -1 on a fatal epoll error. Call from one thread only. */
 int br_loop_step(br_loop *loop, br_batch *batch);
-/* Grows the batch's head (which=0) or body (which=1) arena to hold need more bytes past used; keeps contents. */
+/* Grows the batch's head (which=0), body (which=1) or ws (which=2) arena to hold need more bytes past used; keeps contents. */
 void br_loop_grow(br_loop *loop, br_batch *batch, int which, uint64_t used, uint64_t need);
 /* From any thread: stop accepting, answer what was read, flush, close (force=1: close now). */
 void br_loop_stop(br_loop *loop, int force);

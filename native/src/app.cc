@@ -76,6 +76,7 @@ br_app *br_app_new(const br_config *cfg) {
   app->e501 = br::error_response(501, "Not Implemented");
   app->e503 = br::error_response(503, "Service Unavailable");
   app->e505 = br::error_response(505, "HTTP Version Not Supported");
+  app->e426 = br::static_new(426, "text/plain\r\nSec-WebSocket-Version: 13", "Upgrade Required", 16, nullptr);
   // The over-limit refusal is sent raw at accept time: make it say Connection: close.
   br::static_free(app->e503);
   app->e503 = br::static_new(503, "text/plain\r\nConnection: close", "Service Unavailable", 19, nullptr);
@@ -85,7 +86,7 @@ br_app *br_app_new(const br_config *cfg) {
 void br_app_free(br_app *app) {
   for (auto &t : app->targets)
     if (t.st) br::static_free(t.st);
-  for (auto *e : {app->e400, app->e404, app->e408, app->e413, app->e414, app->e431, app->e501,
+  for (auto *e : {app->e426, app->e400, app->e404, app->e408, app->e413, app->e414, app->e431, app->e501,
                   app->e503, app->e505})
     br::static_free(e);
   delete app;
@@ -93,13 +94,13 @@ void br_app_free(br_app *app) {
 }
 
 int br_app_route(br_app *app, const char *method, const char *pattern, uint32_t route_id) {
-  return br::add_target(app, method, pattern, br::Target{nullptr, route_id});
+  return br::add_target(app, method, pattern, br::Target{nullptr, route_id, 0, 0, 0});
 }
 
 int br_app_static(br_app *app, const char *method, const char *pattern, uint32_t status,
                   const char *content_type, const void *body, size_t len) {
   auto *st = br::static_new(status, content_type, body, len, nullptr);
-  int rc = br::add_target(app, method, pattern, br::Target{st, 0});
+  int rc = br::add_target(app, method, pattern, br::Target{st, 0, 0, 0, 0});
   if (rc) br::static_free(st);
   return rc;
 }
@@ -107,9 +108,17 @@ int br_app_static(br_app *app, const char *method, const char *pattern, uint32_t
 int br_app_static_body(br_app *app, const char *method, const char *pattern, uint32_t status,
                        const char *content_type, br_body *body) {
   auto *st = br::static_new(status, content_type, nullptr, 0, body);
-  int rc = br::add_target(app, method, pattern, br::Target{st, 0});
+  int rc = br::add_target(app, method, pattern, br::Target{st, 0, 0, 0, 0});
   if (rc) br::static_free(st);
   return rc;
+}
+
+int br_app_ws(br_app *app, const char *pattern, uint32_t route_id, const br_ws_config *cfg) {
+  br_ws_config c = cfg ? *cfg : br_ws_config{};
+  br::Target t{nullptr, route_id, (c.flags & BR_WS_ECHO) ? br::kWsEcho : br::kWsEvents,
+               c.idle_timeout_ms ? c.idle_timeout_ms : 120000,
+               c.max_message ? c.max_message : uint64_t(16) << 20};
+  return br::add_target(app, "GET", pattern, t);
 }
 
 br_body *br_body_new(const void *data, size_t len) {

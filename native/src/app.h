@@ -10,11 +10,16 @@
 
 namespace br {
 
-// What a route leads to: a static response answered in C, or the embedder's route id.
+// What a route leads to: a static response answered in C, or the embedder's route id; a
+// WebSocket route also carries its limits.
 struct Target {
   StaticResponse *st;
   uint32_t route;
+  uint8_t ws;          // 0 HTTP; kWsEvents: upgrades, events to the embedder; kWsEcho: echoed in C
+  uint32_t ws_idle_ms;
+  uint64_t ws_max;
 };
+enum : uint8_t { kWsEvents = 1, kWsEcho = 2 };
 
 }  // namespace br
 
@@ -25,12 +30,14 @@ struct br_app {
   std::vector<br::Target> targets;
   std::atomic<uint32_t> conns{0};
   // Refusals, answered with Connection: close.
+  br::StaticResponse *e426;  // wrong WebSocket version: names the one we speak
   br::StaticResponse *e400, *e404, *e408, *e413, *e414, *e431, *e501, *e503, *e505;
 
   br::StaticResponse *error(int status) const {
     switch (status) {
       case 404: return e404;
       case 408: return e408;
+      case 426: return e426;
       case 413: return e413;
       case 414: return e414;
       case 431: return e431;

@@ -8,6 +8,7 @@
 #include "http_parser.h"
 #include "op.h"
 #include "out_queue.h"
+#include "ws_reader.h"
 
 struct br_stream;
 
@@ -46,6 +47,14 @@ struct Conn {
   uint32_t slot_head = 0, slot_count = 0;
   uint32_t next_seq = 0;
   uint32_t in_batch = 0;    // requests of this connection in the batch the embedder holds
+
+  // WebSocket, once upgraded: in.data[parsed, parsed + ws.have) is the message being assembled.
+  uint8_t ws_kind = 0;       // 0 HTTP; else the route's kWsEvents or kWsEcho
+  bool ws_sent_close = false;  // our close frame is queued: read only the answer to it
+  bool ws_reported = false;    // the embedder got this connection's CLOSE event
+  uint16_t ws_code = 0;        // the code of our close frame
+  uint32_t ws_target = 0;
+  ws::ReadState ws;
 
   uint64_t deadline = 0;    // monotonic ms; 0 = none
   bool dead = false, close_after = false, read_closed = false;

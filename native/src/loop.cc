@@ -14,10 +14,13 @@
 #include <ctime>
 
 #include "stream.h"
+#include "ws_frame.h"
+#include "ws_handshake.h"
 
 using br::Conn;
 using br::Op;
 using br::Slot;
+namespace ws = br::ws;
 
 namespace {
 
@@ -91,8 +94,14 @@ void release_slot(br_loop *l, Slot &s) {
   s = Slot{};
 }
 
+void ws_event(br_loop *l, Conn *c, uint32_t kind, uint32_t code, const void *p, size_t n);
+
 void destroy(br_loop *l, Conn *c) {
   if (c->dead) return;
+  if (c->ws_kind == br::kWsEvents && !c->ws_reported) {  // every OPEN gets its CLOSE
+    c->ws_reported = true;
+    ws_event(l, c, BR_WS_CLOSE, c->ws_code ? c->ws_code : ws::kAbnormal, nullptr, 0);
+  }
   c->dead = true;
   close(c->fd);  // also leaves the epoll set
   c->out.drop([l](Op *op) { chunk_done(l, op); });
@@ -269,6 +278,132 @@ void respond(br_loop *l, Conn *c, uint32_t seq, uint32_t status, uint32_t flags,
   drain(l, c);
 }
 
+// ---- WebSocket ---------------------------------------------------------------------------------
+
+// Hands an event to the embedder in this step's batch; the connection's output waits for the
+// batch's answers (in_batch), so everything one read produced leaves in one send.
+void ws_event(br_loop *l, Conn *c, uint32_t kind, uint32_t code, const void *p, size_t n) {
+  br_ws_event &e = l->ws_events.emplace_back();
+  e.conn = c->id;
+  e.route = l->app->targets[c->ws_target].route;
+  e.kind = kind;
+  e.code = code;
+  e.reserved = 0;
+  e.data = br_str{static_cast<const char *>(p), n};
+  l->ws_conn.push_back(c);
+  c->in_batch++;
+}
+
+// Queues one unfragmented server frame whose payload is a then b (corked with the rest).
+void ws_frame(Conn *c, uint8_t opcode, const void *a, size_t an, const void *b = nullptr, size_t bn = 0) {
+  size_t n = an + bn;
+  auto *q = reinterpret_cast<uint8_t *>(c->out.inline_space(10 + n));
+  size_t h = ws::write_head(q, opcode, n);
+  if (an) memcpy(q + h, a, an);
+  if (bn) memcpy(q + h + an, b, bn);
+  c->out.trim(10 - h);
+}
+
+// Queues our close frame (no payload for kNoStatus); from now on only the answer is read.
+void ws_send_close(br_loop *l, Conn *c, uint16_t code, const void *reason, size_t n) {
+  if (code == ws::kNoStatus) {
+    ws_frame(c, ws::kClose, nullptr, 0);
+  } else {
+    uint8_t cb[2] = {uint8_t(code >> 8), uint8_t(code)};
+    ws_frame(c, ws::kClose, cb, 2, reason, n > 123 ? 123 : n);
+  }
+  c->ws_sent_close = true;
+  c->ws_code = code;
+  mark_dirty(l, c);
+}
+
+// Fails the connection (RFC 6455 7.1.7): close frame with code, TCP close once it is sent.
+void ws_fail(br_loop *l, Conn *c, uint16_t code) {
+  if (!c->ws_sent_close) ws_send_close(l, c, code, nullptr, 0);
+  c->close_after = true;
+  if (c->ws_kind == br::kWsEvents && !c->ws_reported) {
+    c->ws_reported = true;
+    ws_event(l, c, BR_WS_CLOSE, code, nullptr, 0);
+  }
+  set_reading(l, c, false);
+  mark_dirty(l, c);
+}
+
+// An embedder's send (batch record or inbox op) for connection id.
+void ws_apply_send(br_loop *l, uint64_t id, uint32_t op, uint32_t code, const void *p, size_t n) {
+  Conn *c = lookup(l, id);
+  if (!c || !c->ws_kind || c->ws_sent_close || c->close_after) return;
+  if (op == BR_WS_OP_CLOSE) {
+    ws_send_close(l, c, ws::valid_close_code(code) ? uint16_t(code) : ws::kNormal, p, n);
+    return;
+  }
+  // A client that stops reading cannot grow our memory without bound: past the send buffer
+  // plus one maximal message, it is dropped (the embedder gets CLOSE 1006).
+  if (c->out.bytes() > l->app->cfg.send_buffer + l->app->targets[c->ws_target].ws_max) return destroy(l, c);
+  ws_frame(c, op == BR_WS_TEXT ? ws::kText : ws::kBinary, p, n);
+  mark_dirty(l, c);
+}
+
+// Reads every complete frame buffered on an upgraded connection.
+void process_ws(br_loop *l, Conn *c) {
+  if (c->dead || c->close_after || c->in.len - c->parsed <= c->ws.have) return;
+  if (c->out.bytes() >= l->app->cfg.send_buffer) {
+    set_reading(l, c, false);  // backpressure: resumes when the socket took the output
+    return;
+  }
+  const br::Target &t = l->app->targets[c->ws_target];
+  bool any = false;  // only frames read make output: no flush loop over an incomplete frame
+  auto sink = [l, c, &any](ws::EventKind k, uint8_t op, const uint8_t *p, size_t n, uint16_t code) {
+    any = true;
+    switch (k) {
+      case ws::kEvMessage:
+        if (c->ws_sent_close) return;  // after our close only its answer matters
+        if (c->ws_kind == br::kWsEcho) ws_frame(c, op, p, n);
+        else ws_event(l, c, BR_WS_MESSAGE, op, p, n);
+        return;
+      case ws::kEvPing:
+        if (!c->ws_sent_close) ws_frame(c, ws::kPong, p, n);
+        return;
+      case ws::kEvPong:
+        return;
+      case ws::kEvClose:
+        if (!c->ws_sent_close) ws_send_close(l, c, code, nullptr, 0);  // echo the code
+        c->close_after = true;
+        if (c->ws_kind == br::kWsEvents && !c->ws_reported) {
+          c->ws_reported = true;
+          ws_event(l, c, BR_WS_CLOSE, code, p, n);
+        }
+        return;
+    }
+  };
+  auto *buf = reinterpret_cast<uint8_t *>(c->in.data + c->parsed);
+  ws::ReadResult r = ws::read_frames(buf, c->in.len - c->parsed, c->ws, t.ws_max, sink);
+  c->in.len = c->parsed + r.len;
+  c->parsed += r.consumed;
+  c->need = r.need;
+  if (r.error) ws_fail(l, c, r.error);
+  else if (r.closed) set_reading(l, c, false);
+  if (any) mark_dirty(l, c);
+}
+
+// A request on a WebSocket route: the 101 and the switch, or a refusal.
+void upgrade(br_loop *l, Conn *c, const br::Head &h, br_str body, uint32_t t, uint8_t req) {
+  const br::Target &target = l->app->targets[t];
+  ws::Handshake hs;
+  // The switch happens at once, so nothing may be owed before it (no pipelined upgrade).
+  int v = h.method_id != BR_METHOD_GET || h.http10 || (req & br::kReqClose) || body.n || h.chunked ||
+                  c->slot_count || c->in_batch
+              ? ws::kBadRequest
+              : ws::check(reinterpret_cast<br_header *>(l->hdrs.data) + l->n_hdrs, h.n_headers, &hs);
+  if (v) return fail(l, c, v);
+  ws::write_101(c->out.inline_space(ws::k101Len), hs.key, hs.key_len);
+  c->ws_kind = target.ws;
+  c->ws_target = t;
+  c->ws = ws::ReadState{};
+  if (c->ws_kind == br::kWsEvents) ws_event(l, c, BR_WS_OPEN, 0, nullptr, 0);
+  mark_dirty(l, c);
+}
+
 void send_continue(br_loop *l, Conn *c, const br::Head &h) {
   if (!h.expect_continue || h.http10 || c->continue_sent || c->slot_count) return;
   c->continue_sent = true;
@@ -312,6 +447,7 @@ void dispatch(br_loop *l, Conn *c, const br::Head &h, br_str body) {
   if (t == br::Router::kNone) return answer_static(l, c, l->app->e404, req);
   const br::Target &target = l->app->targets[t];
   if (target.st) return answer_static(l, c, target.st, req);
+  if (target.ws) return upgrade(l, c, h, body, t, req);
 
   Slot &s = c->push_slot();
   s.req = req;
@@ -340,6 +476,7 @@ void dispatch(br_loop *l, Conn *c, const br::Head &h, br_str body) {
 void process(br_loop *l, Conn *c) {
   const br::Limits &lim = l->app->lim;
   while (!c->dead && !c->close_after && c->parsed < c->in.len) {
+    if (c->ws_kind) return process_ws(l, c);
     if (c->slot_count >= kMaxSlots || c->out.bytes() >= l->app->cfg.send_buffer) {
       set_reading(l, c, false);  // backpressure: resumes when the answers drained
       return;
@@ -385,6 +522,11 @@ void process(br_loop *l, Conn *c) {
 
 void update_deadline(br_loop *l, Conn *c, bool progressed) {
   const br_config &cfg = l->app->cfg;
+  if (c->ws_kind) {  // WebSocket: any traffic, or output still draining, keeps it open
+    uint32_t idle = l->app->targets[c->ws_target].ws_idle_ms;
+    if (c->out.empty() || progressed || !c->deadline) c->deadline = l->now_ms + idle;
+    return;
+  }
   if (!c->out.empty()) {
     if (progressed || !c->deadline) c->deadline = l->now_ms + cfg.idle_timeout_ms;
   } else if (c->slot_count || c->in_batch) {
@@ -466,11 +608,13 @@ void on_readable(br_loop *l, Conn *c) {
   }
   if (in.cap - in.len < kReadRoom || c->need > in.cap) {
     const br_config &cfg = l->app->cfg;
-    size_t max = size_t(cfg.max_uri) + cfg.max_header_bytes + cfg.max_body + 65536;
+    size_t max = c->ws_kind ? size_t(l->app->targets[c->ws_target].ws_max) + 65536
+                            : size_t(cfg.max_uri) + cfg.max_header_bytes + cfg.max_body + 65536;
     size_t want = c->need > in.cap ? c->need : in.cap * 2;
     if (want > max) want = max;
     if (want > in.cap) in.reserve(want - in.len);
     if (in.cap == in.len) {  // one request fills the whole limit
+      if (c->ws_kind) return ws_fail(l, c, ws::kTooBig);
       fail(l, c, 413);
       return;
     }
@@ -569,6 +713,12 @@ void sweep(br_loop *l) {
 }
 
 void apply_op(br_loop *l, Op *op) {
+  if (op->kind == Op::kWsSend || op->kind == Op::kWsClose) {
+    bool close = op->kind == Op::kWsClose;
+    ws_apply_send(l, op->conn, close ? BR_WS_OP_CLOSE : op->status, close ? op->status : 0, op->data,
+                  op->body_len);
+    return br::op_free(op);
+  }
   if (op->kind == Op::kComplete) {
     Conn *c = lookup(l, op->conn);
     if (!c) return br::op_free(op);
@@ -625,6 +775,7 @@ void begin_stop(br_loop *l) {
     for (Conn *c : l->table) {
       if (!c || c->dead) continue;
       set_reading(l, c, false);  // finish what was read; read nothing more
+      if (c->ws_kind && !c->ws_sent_close) ws_send_close(l, c, ws::kGoingAway, nullptr, 0);
       mark_dirty(l, c);
     }
   }
@@ -654,6 +805,28 @@ void apply_batch(br_loop *l) {
   l->n_hdrs = 0;
 }
 
+// The embedder's sends written during the batch, after the batch's events are released.
+void apply_ws(br_loop *l, br_batch *b) {
+  for (Conn *c : l->ws_conn) {
+    c->in_batch--;
+    if (!c->dead) mark_dirty(l, c);
+  }
+  l->ws_events.clear();
+  l->ws_conn.clear();
+  uint64_t used = b->ws_used;
+  b->ws_used = 0;
+  if (used > l->ws_arena.cap) return;  // a broken embedder: ignore rather than read past the arena
+  const char *a = l->ws_arena.data;
+  for (uint64_t off = 0; off + sizeof(br_ws_out) <= used;) {
+    br_ws_out o;
+    memcpy(&o, a + off, sizeof o);
+    const char *p = a + off + sizeof o;
+    if (o.len > used - off - sizeof o) return;
+    off += sizeof o + ((uint64_t(o.len) + 7) & ~uint64_t(7));
+    ws_apply_send(l, o.conn, o.opcode, o.code, p, o.len);
+  }
+}
+
 void fill_batch(br_loop *l, br_batch *b) {
   size_t n = l->reqs.size();
   auto *hdrs = reinterpret_cast<br_header *>(l->hdrs.data);
@@ -670,6 +843,11 @@ void fill_batch(br_loop *l, br_batch *b) {
   b->body_arena = l->body_arena.data;
   b->body_cap = l->body_arena.cap;
   b->done = 0;
+  b->ws = l->ws_events.data();
+  b->n_ws = uint32_t(l->ws_events.size());
+  b->ws_arena = l->ws_arena.data;
+  b->ws_cap = l->ws_arena.cap;
+  b->ws_used = 0;
 }
 
 }  // namespace
@@ -720,8 +898,11 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
   epoll_ctl(l->ep, EPOLL_CTL_ADD, l->efd, &ev);
   l->head_arena.reserve(64 * 1024);
   l->body_arena.reserve(64 * 1024);
+  l->ws_arena.reserve(64 * 1024);
   uint32_t shortest = app->cfg.header_timeout_ms < app->cfg.idle_timeout_ms ? app->cfg.header_timeout_ms
                                                                             : app->cfg.idle_timeout_ms;
+  for (const br::Target &t : app->targets)
+    if (t.ws && t.ws_idle_ms < shortest) shortest = t.ws_idle_ms;
   l->sweep_every = shortest / 4 < 10 ? 10 : shortest / 4 > 1000 ? 1000 : shortest / 4;
   tick(l);
   l->next_sweep = l->now_ms + l->sweep_every;
@@ -732,11 +913,12 @@ int br_loop_port(br_loop *l) { return l->port; }
 
 int br_loop_step(br_loop *l, br_batch *b) {
   apply_batch(l);
+  apply_ws(l, b);
   l->wakes.clear();
   struct epoll_event events[512];
   for (;;) {
     flush_dirty(l);
-    if (!l->reqs.empty() || !l->wakes.empty()) break;
+    if (!l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty()) break;
     reap(l);
     if (l->stopping && l->live == 0) {
       fill_batch(l, b);
@@ -775,11 +957,14 @@ int br_loop_step(br_loop *l, br_batch *b) {
 }
 
 void br_loop_grow(br_loop *l, br_batch *b, int which, uint64_t used, uint64_t need) {
-  br::Buffer &a = which ? l->body_arena : l->head_arena;
+  br::Buffer &a = which == 2 ? l->ws_arena : which ? l->body_arena : l->head_arena;
   a.len = size_t(used);
   a.reserve(size_t(need));
   a.len = 0;
-  if (which) {
+  if (which == 2) {
+    b->ws_arena = a.data;
+    b->ws_cap = a.cap;
+  } else if (which) {
     b->body_arena = a.data;
     b->body_cap = a.cap;
   } else {
@@ -827,6 +1012,7 @@ void br_loop_free(br_loop *l) {
   l->hdrs.release();
   l->head_arena.release();
   l->body_arena.release();
+  l->ws_arena.release();
   delete l;
 }
 
@@ -885,6 +1071,29 @@ void br_stream_close(br_stream *s) {
   Op *op = br::op_new(Op::kClose, 0);
   op->stream = s;  // carries the caller's reference, dropped once applied
   post(s->loop, op);
+}
+
+}  // extern "C"
+
+extern "C" {
+
+void br_ws_send(br_loop *l, uint64_t conn, uint32_t opcode, const void *data, size_t len) {
+  Op *op = br::op_new(Op::kWsSend, len);
+  if (len) memcpy(op->data, data, len);
+  op->body_len = len;
+  op->conn = conn;
+  op->status = opcode;
+  post(l, op);
+}
+
+void br_ws_close(br_loop *l, uint64_t conn, uint32_t code, const void *reason, size_t len) {
+  if (len > 123) len = 123;
+  Op *op = br::op_new(Op::kWsClose, len);
+  if (len) memcpy(op->data, reason, len);
+  op->body_len = len;
+  op->conn = conn;
+  op->status = code;
+  post(l, op);
 }
 
 }  // extern "C"

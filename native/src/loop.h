@@ -33,6 +33,9 @@ struct br_loop {
   size_t n_hdrs = 0;
   br::Buffer head_arena, body_arena;
   std::vector<uint64_t> wakes;
+  std::vector<br_ws_event> ws_events;  // WebSocket events of the batch, in order
+  std::vector<br::Conn *> ws_conn;     // the connection of each event
+  br::Buffer ws_arena;                 // the embedder's sends (br_ws_out records)
 
   std::vector<br::Conn *> dirty, flushing, spare, dead;
 

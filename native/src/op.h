@@ -1,4 +1,5 @@
-// op.h — work handed to a loop from other threads (async completions and stream writes), in one
+// op.h — work handed to a loop from other threads (async completions, stream writes, WebSocket
+// sends), in one
 // malloc with its bytes, queued under the loop's mutex and applied on the loop's next step.
 #pragma once
 #include <cstdint>
@@ -10,8 +11,8 @@ struct br_stream;
 namespace br {
 
 struct Op {
-  enum Kind : uint8_t { kComplete, kData, kClose } kind;
-  uint32_t status, flags, seq;
+  enum Kind : uint8_t { kComplete, kData, kClose, kWsSend, kWsClose } kind;
+  uint32_t status, flags, seq;  // kWsSend: status = opcode; kWsClose: status = close code
   uint64_t conn;
   size_t head_len, body_len;  // head bytes then body bytes in data
   br_body *body;              // shared body (a reference is held)

@@ -35,6 +35,7 @@ const char *reason(uint32_t status) {
     case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 429: return "Too Many Requests";
+    case 426: return "Upgrade Required";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";

@@ -3,8 +3,9 @@
 //
 //	binding-server --port 3000 [--threads 2] [--static]
 //
-// With --static, ping and the video are answered entirely in C++ (App.Static, App.StaticBody);
-// params and json need per-request work and stay Go handlers in every mode.
+// With --static, ping, the video and the ws-echo messages are answered entirely in C++
+// (App.Static, App.StaticBody, App.StaticWebSocketEcho); params and json need per-request work
+// and stay Go handlers in every mode.
 package main
 
 import (
@@ -20,7 +21,7 @@ import (
 func main() {
 	port := flag.Int("port", 0, "port to listen on (required)")
 	threads := flag.Int("threads", 1, "event loop threads")
-	static := flag.Bool("static", false, "answer ping and the video in C++ only")
+	static := flag.Bool("static", false, "answer ping, the video and ws-echo in C++ only")
 	host := flag.String("host", "127.0.0.1", "address to listen on")
 	flag.Parse()
 	if *port <= 0 {

@@ -26,6 +26,14 @@ func newApp(static bool) (*binding.App, error) {
 			w.SendBody(video)
 		})
 	}
+	wsCfg := binding.WSConfig{MaxMessage: scenario.WSMaxMessage}
+	if static {
+		if err := app.StaticWebSocketEcho(scenario.WSPath, wsCfg); err != nil {
+			return nil, err
+		}
+	} else if err := app.WebSocket(scenario.WSPath, binding.WSHandler{Message: wsEcho}, wsCfg); err != nil {
+		return nil, err
+	}
 	app.Get("/id/:id", params)
 	app.Post("/json", mirrorJSON)
 	for _, rt := range scenario.BackgroundRoutes {
@@ -39,6 +47,9 @@ func newApp(static bool) (*binding.App, error) {
 	}
 	return app, nil
 }
+
+// wsEcho sends every message back with its opcode (ws-echo); Send copies msg before returning.
+func wsEcho(ws *binding.WS, msg []byte, binary bool) { ws.Send(msg, binary) }
 
 func ping(w *binding.Response, r *binding.Request) {
 	w.Header("content-type", "text/plain")

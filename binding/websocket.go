@@ -1,0 +1,239 @@
+package binding
+
+/*
+#include <stdlib.h>
+#include "bindrace.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// WSHandler holds a WebSocket route's callbacks; any may be nil. They run on the loop's
+// goroutine, one connection's events in order: Open once, then Message for every message, then
+// Close exactly once (code 1006 when the connection just went away, 1005 when the client's
+// close frame carried no code). msg and reason are views into native memory, valid only until
+// the callback returns: copy what you keep.
+type WSHandler struct {
+	Open    func(ws *WS)
+	Message func(ws *WS, msg []byte, binary bool)
+	Close   func(ws *WS, code int, reason []byte)
+}
+
+// WSConfig holds a WebSocket route's limits; zero fields take the defaults beside them.
+type WSConfig struct {
+	MaxMessage  int64         // bytes per message (fragments together), else close 1009 (16 MiB)
+	IdleTimeout time.Duration // no traffic for this long closes the connection (120 s)
+}
+
+// WS is one WebSocket connection. Send and Close may be called from any goroutine: inside a
+// callback they write into the loop's batch (no allocation, sent with everything else the read
+// produced), elsewhere they are posted to the loop.
+type WS struct {
+	l      *loop
+	id     uint64
+	rt     *wsRoute
+	user   any
+	closed atomic.Bool
+}
+
+type wsRoute struct {
+	h WSHandler
+}
+
+// Errors of WebSocket calls.
+var (
+	ErrCloseCode = errors.New("binding: invalid WebSocket close code")
+	ErrReason    = errors.New("binding: WebSocket close reason over 123 bytes")
+)
+
+func wsConfig(cfg WSConfig, flags C.uint32_t) C.br_ws_config {
+	var c C.br_ws_config
+	c.max_message = C.uint64_t(max(cfg.MaxMessage, 0))
+	c.idle_timeout_ms = C.uint32_t(cfg.IdleTimeout / time.Millisecond)
+	c.flags = flags
+	return c
+}
+
+// WebSocket routes GET pattern to WebSocket upgrades served by h. A bad handshake gets 400, a
+// wrong Sec-WebSocket-Version 426; pings are answered and close frames echoed natively.
+func (a *App) WebSocket(pattern string, h WSHandler, cfg WSConfig) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != 0 {
+		return ErrStarted
+	}
+	c := wsConfig(cfg, 0)
+	cp := C.CString(pattern)
+	defer C.free(unsafe.Pointer(cp))
+	if err := routeErr(C.br_app_ws(a.c, cp, C.uint32_t(len(a.wsRoutes)), &c)); err != nil {
+		return fmt.Errorf("%w: WebSocket %s", err, pattern)
+	}
+	a.wsRoutes = append(a.wsRoutes, &wsRoute{h: h})
+	return nil
+}
+
+// StaticWebSocketEcho routes GET pattern to WebSocket upgrades whose messages are echoed back
+// (same opcode) entirely in C++: no Go code runs per message. cfg is optional.
+func (a *App) StaticWebSocketEcho(pattern string, cfg ...WSConfig) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != 0 {
+		return ErrStarted
+	}
+	var wc WSConfig
+	if len(cfg) > 0 {
+		wc = cfg[0]
+	}
+	c := wsConfig(wc, C.BR_WS_ECHO)
+	cp := C.CString(pattern)
+	defer C.free(unsafe.Pointer(cp))
+	if err := routeErr(C.br_app_ws(a.c, cp, 0, &c)); err != nil {
+		return fmt.Errorf("%w: WebSocket %s", err, pattern)
+	}
+	return nil
+}
+
+// SetUserData attaches v to the connection (for the callbacks' use); UserData returns it.
+func (ws *WS) SetUserData(v any) { ws.user = v }
+
+// UserData is what SetUserData attached, or nil.
+func (ws *WS) UserData() any { return ws.user }
+
+// Send sends msg as one binary or text message (the caller vouches that text is UTF-8). msg is
+// copied before Send returns. It fails with ErrClosed once the connection closed.
+func (ws *WS) Send(msg []byte, binary bool) error {
+	op := uint16(C.BR_WS_TEXT)
+	if binary {
+		op = C.BR_WS_BINARY
+	}
+	return ws.put(op, 0, msg)
+}
+
+// Close starts the closing handshake with code (1000-1003, 1007-1014 or 3000-4999) and a
+// reason of at most 123 bytes; Close fires once the client answered or the connection dropped.
+func (ws *WS) Close(code int, reason string) error {
+	if !(code >= 1000 && code <= 1003 || code >= 1007 && code <= 1014 || code >= 3000 && code <= 4999) {
+		return ErrCloseCode
+	}
+	if len(reason) > 123 {
+		return ErrReason
+	}
+	return ws.put(C.BR_WS_OP_CLOSE, uint16(code), unsafe.Slice(unsafe.StringData(reason), len(reason)))
+}
+
+const wsOutSize = uint64(C.sizeof_br_ws_out)
+
+// put writes the send into the batch when the loop is dispatching (its callbacks, or another
+// goroutine racing them: the loop waits for wmu before stepping) and posts it otherwise.
+func (ws *WS) put(op, code uint16, p []byte) error {
+	if ws.closed.Load() {
+		return ErrClosed
+	}
+	l := ws.l
+	l.wmu.Lock()
+	if l.dispatching {
+		need := wsOutSize + (uint64(len(p))+7)&^7
+		a := l.arena(2, l.wsUsed, need)
+		o := (*C.br_ws_out)(unsafe.Pointer(&a[l.wsUsed]))
+		o.conn = C.uint64_t(ws.id)
+		o.len = C.uint32_t(len(p))
+		o.opcode = C.uint16_t(op)
+		o.code = C.uint16_t(code)
+		copy(a[l.wsUsed+wsOutSize:], p)
+		l.wsUsed += need
+		l.wmu.Unlock()
+		return nil
+	}
+	l.wmu.Unlock()
+	var ptr unsafe.Pointer
+	if len(p) > 0 {
+		ptr = unsafe.Pointer(&p[0])
+	}
+	ok := l.locked(func() {
+		if op == C.BR_WS_OP_CLOSE {
+			C.br_ws_close(l.c, C.uint64_t(ws.id), C.uint32_t(code), ptr, C.size_t(len(p)))
+		} else {
+			C.br_ws_send(l.c, C.uint64_t(ws.id), C.uint32_t(op), ptr, C.size_t(len(p)))
+		}
+	})
+	if !ok {
+		return ErrClosed
+	}
+	return nil
+}
+
+// wsDispatch runs the callbacks for the batch's WebSocket events.
+func (l *loop) wsDispatch(evs []C.br_ws_event) {
+	for i := range evs {
+		e := &evs[i]
+		id := uint64(e.conn)
+		switch e.kind {
+		case C.BR_WS_OPEN:
+			ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route]}
+			idx := int(uint32(id))
+			for idx >= len(l.socks) {
+				l.socks = append(l.socks, nil)
+			}
+			l.socks[idx] = ws
+			if h := ws.rt.h.Open; h != nil {
+				l.wsCall(func() { h(ws) })
+			}
+		case C.BR_WS_MESSAGE:
+			ws := l.sock(id)
+			if ws == nil {
+				continue
+			}
+			if h := ws.rt.h.Message; h != nil {
+				l.wsMessage(h, ws, view(e.data), e.code == C.BR_WS_BINARY)
+			}
+		case C.BR_WS_CLOSE:
+			ws := l.sock(id)
+			if ws == nil {
+				continue
+			}
+			ws.closed.Store(true)
+			l.socks[int(uint32(id))] = nil
+			if h := ws.rt.h.Close; h != nil {
+				code, reason := int(e.code), view(e.data)
+				l.wsCall(func() { h(ws, code, reason) })
+			}
+		}
+	}
+}
+
+func (l *loop) sock(id uint64) *WS {
+	idx := int(uint32(id))
+	if idx >= len(l.socks) {
+		return nil
+	}
+	if ws := l.socks[idx]; ws != nil && ws.id == id {
+		return ws
+	}
+	return nil
+}
+
+// wsMessage calls a Message callback; a panic is logged and closes that connection with 1011.
+func (l *loop) wsMessage(h func(*WS, []byte, bool), ws *WS, msg []byte, binary bool) {
+	defer l.wsRecover(ws)
+	h(ws, msg, binary)
+}
+
+func (l *loop) wsCall(f func()) {
+	defer l.wsRecover(nil)
+	f()
+}
+
+func (l *loop) wsRecover(ws *WS) {
+	if e := recover(); e != nil {
+		logPanic(e)
+		if ws != nil {
+			ws.Close(1011, "")
+		}
+	}
+}
