@@ -311,3 +311,16 @@ test-sanitize: | $(SETUP_STAMP) ## go test -asan ./binding with the native core 
 test-sanitize-selftest: | $(SETUP_STAMP) ## injects a heap overflow into a throwaway copy; test-sanitize must catch it
 	SAN_CC=$(SAN_CC) SAN_CXX=$(SAN_CXX) SAN_CXXFLAGS="$(SAN_CXXFLAGS)" SAN_LDFLAGS="$(SAN_LDFLAGS)" \
 	  GO=$(GO) native/tests/sanitize_selftest.sh
+
+# ---- soak (not in CI) -------------------------------------------------------------------------
+# bin/binding-server under a steady mixed load (ping/params/json on 12 churning keep-alive
+# connections + 2 video streams) for SOAK_DURATION, its RSS and open fds sampled every second;
+# fails on growth: median RSS of the last window > first window x 1.10 + 4 MiB, or median fds
+# > first + 4 (windows: min(60 s, rest/3) after a warm-up of min(60 s, duration/5)), on any
+# wrong response, or if the server dies. See binding/soak_test.go.
+SOAK_DURATION ?= 10m
+
+.PHONY: soak
+soak: bin/binding-server ## soak bin/binding-server for SOAK_DURATION (10m) under mixed load; fails on RSS/fd growth
+	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./binding -args \
+	  -soak=$(SOAK_DURATION) -soak.server=$(ROOT)/bin/binding-server
