@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/gorilla/websocket"
 )
 
 // TestMain lets the test binary run as the server itself (for the signal test).
@@ -97,6 +98,7 @@ func TestScenarios(t *testing.T) {
 					check(t, s, res)
 				}
 			}
+			checkWSEcho(t, host)
 			res, err := http.Get("http://" + host + scenario.HeapPath)
 			if err != nil {
 				t.Fatal(err)
@@ -116,6 +118,49 @@ func TestScenarios(t *testing.T) {
 				res.Body.Close()
 			}
 		})
+	}
+}
+
+// checkWSEcho runs ws-echo's exchange: a binary WSMessageSize message, a text message, a ping,
+// and a close 1000 answered with 1000.
+func checkWSEcho(t *testing.T, host string) {
+	t.Helper()
+	c, res, err := websocket.DefaultDialer.Dial("ws://"+host+scenario.WSPath, nil)
+	if err != nil || res.StatusCode != 101 {
+		t.Fatalf("ws-echo: upgrade: %v", err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	pong := make(chan string, 1)
+	c.SetPongHandler(func(p string) error { pong <- p; return nil })
+	for _, m := range []struct {
+		op  int
+		msg []byte
+	}{{websocket.BinaryMessage, scenario.WSPayload(scenario.WSMessageSize)}, {websocket.TextMessage, []byte("héllo")}} {
+		if err := c.WriteMessage(m.op, m.msg); err != nil {
+			t.Fatal(err)
+		}
+		op, got, err := c.ReadMessage()
+		if err != nil || op != m.op || !bytes.Equal(got, m.msg) {
+			t.Fatalf("ws-echo: got %d %q %v", op, got, err)
+		}
+	}
+	c.WriteControl(websocket.PingMessage, []byte("p"), time.Now().Add(time.Second))
+	c.WriteMessage(websocket.BinaryMessage, []byte{1}) // reading its echo handles the pong
+	if _, _, err := c.ReadMessage(); err != nil {
+		t.Fatalf("ws-echo: %v", err)
+	}
+	select {
+	case p := <-pong:
+		if p != "p" {
+			t.Fatalf("ws-echo: pong %q", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ws-echo: no pong")
+	}
+	c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""))
+	if _, _, err := c.ReadMessage(); !websocket.IsCloseError(err, 1000) {
+		t.Fatalf("ws-echo: close: %v", err)
 	}
 }
 
