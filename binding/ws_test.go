@@ -254,7 +254,7 @@ func TestWSHandshake(t *testing.T) {
 // stream is a conversation exercising every frame shape; want is the server's answer to it.
 func wsStream() (in, want []byte) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 70000/16) // 64-bit length
-	mid := bytes.Repeat([]byte{7}, 300)                        // 16-bit length
+	mid := bytes.Repeat([]byte{7}, 300)                       // 16-bit length
 	in = append(in, frame(fin(1), []byte("hello"), true)...)
 	in = append(in, frame(fin(9), []byte("p1"), true)...)
 	in = append(in, frame(2, []byte{1, 2}, true)...) // fragmented binary, pings and a pong inside
