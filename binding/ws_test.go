@@ -395,6 +395,19 @@ func TestWSCloseFromServerAndPush(t *testing.T) {
 	expectClosed(t, c, br)
 	expectEvent(t, closes, 4000, "")
 
+	// A client that never answers our close is closed after a short wait, not the idle timeout.
+	c, br = wsDial(t, a, "/ws")
+	c.Write(frame(fin(1), []byte("close-me"), true))
+	start := time.Now()
+	if op, _ := readFrame(t, br); op != 8 {
+		t.Fatalf("got opcode %d", op)
+	}
+	expectClosed(t, c, br)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("closed after %v", d)
+	}
+	expectEvent(t, closes, 4000, "")
+
 	// A client that vanishes: the callback still fires, with 1006.
 	c, _ = wsDial(t, a, "/ws")
 	c.Close()

@@ -27,6 +27,7 @@ namespace {
 constexpr uint32_t kMaxSlots = 128;      // pipelined answers owed before reading pauses
 constexpr size_t kReadRoom = 4096;       // free bytes wanted before a read
 constexpr size_t kInitialIn = 16384;
+constexpr uint32_t kCloseWaitMs = 2000;  // how long our close frame waits for the client's
 constexpr uintptr_t kListenerTag = 1, kWakeTag = 2;
 
 uint64_t mono_ms() {
@@ -524,6 +525,7 @@ void update_deadline(br_loop *l, Conn *c, bool progressed) {
   const br_config &cfg = l->app->cfg;
   if (c->ws_kind) {  // WebSocket: any traffic, or output still draining, keeps it open
     uint32_t idle = l->app->targets[c->ws_target].ws_idle_ms;
+    if (c->ws_sent_close && idle > kCloseWaitMs) idle = kCloseWaitMs;  // the answer is due now
     if (c->out.empty() || progressed || !c->deadline) c->deadline = l->now_ms + idle;
     return;
   }
@@ -601,6 +603,10 @@ void on_readable(br_loop *l, Conn *c) {
   br::Buffer &in = c->in;
   if (c->parsed == in.len) {
     in.len = c->parsed = 0;
+    if (c->ws_kind && in.cap > 4 * kInitialIn) {  // one large message must not pin its buffer
+      in.release();
+      in.reserve(kInitialIn);
+    }
   } else if (c->parsed && (in.cap - in.len < kReadRoom || c->need > in.cap - c->parsed)) {
     memmove(in.data, in.data + c->parsed, in.len - c->parsed);
     in.len -= c->parsed;
