@@ -76,9 +76,12 @@ bool valid_host(const char *v, size_t n) {
 }
 
 // Transfer-Encoding codings over all its field lines: chunked must come last and only once.
+// A field line with no coding at all (empty, or only commas) still counts as present: ignoring
+// it would let a request carry Transfer-Encoding past a front end that reads it differently.
 struct Codings {
-  bool any = false, chunked_last = false, other = false, chunked_twice = false;
+  bool present = false, any = false, chunked_last = false, other = false, chunked_twice = false;
   void add(const char *v, size_t n) {
+    present = true;
     const char *p = v, *end = v + n;
     while (p < end) {
       while (p < end && (*p == ' ' || *p == '\t' || *p == ',')) p++;
@@ -291,7 +294,7 @@ int parse_head(const char *buf, size_t len, const Limits &lim, Head *h, br_heade
   h->head_len = uint32_t(p - buf);
 
   if (hosts > 1 || (!h->http10 && hosts == 0) || bad_host) return -400;
-  if (te.any) {
+  if (te.present) {
     // With Content-Length, in HTTP/1.0, or without chunked last, the body's end is ambiguous:
     // the request-smuggling cases. Other codings before chunked are only unsupported.
     if (h->content_length >= 0 || h->http10 || !te.chunked_last) return -400;
