@@ -16,6 +16,8 @@
 #include "../src/router.h"
 #include "fuzz_common.h"
 
+FZ_HARNESS_BEGIN
+
 namespace {
 
 using br::Router;
@@ -131,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
       if (got == 0) routes.push_back(std::move(r));
     } else if (line[0] == 'F') {
       if (m >= BR_METHOD_COUNT) continue;
-      fz::Exact path(arg.data(), arg.size());
+      fz::Window path(arg.data(), arg.size());
       br_str params[BR_MAX_PARAMS];
       uint32_t np = 12345;
       uint32_t t = router.find(m, path.p, path.n, params, &np);
@@ -159,3 +161,4 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
   }
   return 0;
 }
+FZ_HARNESS_END
