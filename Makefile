@@ -227,6 +227,9 @@ bin/bindrace: FORCE | $(SETUP_STAMP)
 # =============================================================================================
 FUZZ_TARGETS   := http_parser chunked router ws_frame
 FUZZ_SECONDS   ?= 600
+# Go fuzz targets over the binding's request views (their seeds also run in `go test`).
+GO_FUZZ_TARGETS := FuzzQueryValue FuzzRequestViews
+GO_FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 7
 FUZZ_JOBS_ARGS ?=
 FUZZ_CXXFLAGS  := -std=c++20 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -265,6 +268,11 @@ fuzz: $(FUZZ_BINS) ## run each fuzz target for FUZZ_SECONDS (default 600) and pr
 	    tail -40 build/fuzz/$$t.log; echo "fuzz: $$t FOUND A BUG (input in build/fuzz/artifacts/$$t/)" >&2; exit 1; fi; \
 	  awk -v t=$$t '/stat::number_of_executed_units/{n=$$2} /stat::average_exec_per_sec/{r=$$2} \
 	    /^Done [0-9]+ runs/{d=$$0} END{printf "fuzz: %-12s %10s exec/s  %12s executions\n", t, r, n}' build/fuzz/$$t.log; \
+	done
+	@for f in $(GO_FUZZ_TARGETS); do \
+	  echo "==> go fuzz $$f for $(GO_FUZZ_SECONDS) s"; \
+	  $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(GO_FUZZ_SECONDS)s ./binding/ 2>&1 | tail -3; \
+	  [ "$${PIPESTATUS[0]}" = 0 ] || { echo "fuzz: $$f FOUND A BUG (input in binding/testdata/fuzz/$$f/)" >&2; exit 1; }; \
 	done
 
 fuzz-smoke: $(FUZZ_BINS) ## run each fuzz target FUZZ_SMOKE_SECONDS (7); fail on any finding

@@ -38,8 +38,14 @@ func (r *Request) Path() []byte { return view(r.c.path) }
 func (r *Request) RawQuery() []byte { return view(r.c.query) }
 
 // Query is the raw (not percent-decoded) value of the first name=value pair called name.
-func (r *Request) Query(name string) []byte {
-	q := view(r.c.query)
+func (r *Request) Query(name string) []byte { return queryValue(view(r.c.query), name) }
+
+// queryValue finds name in a raw query: the value of the first "name=value" or bare "name"
+// pair (empty for the bare form), or nil when there is none.
+func queryValue(q []byte, name string) []byte {
+	if name == "" {
+		return nil
+	}
 	for len(q) > 0 {
 		end := len(q)
 		for i, c := range q {
@@ -90,11 +96,15 @@ func (r *Request) headers() []C.br_header {
 	return unsafe.Slice(r.c.headers, int(r.c.n_headers))
 }
 
-// Header is the value of the first header called name (ASCII case-insensitive), or nil.
+// Header is the value of the first header called name (ASCII case-insensitive), or nil when
+// there is none (an empty value is an empty, non-nil slice).
 func (r *Request) Header(name string) []byte {
 	for _, h := range r.headers() {
 		if int(h.name.n) == len(name) && equalFold(view(h.name), name) {
-			return view(h.value)
+			if v := view(h.value); v != nil {
+				return v
+			}
+			return []byte{} // present but empty: not nil, which means absent (no allocation)
 		}
 	}
 	return nil
