@@ -1,0 +1,6 @@
+//go:build !asan
+
+package binding
+
+// asanBuild: see asan_on_test.go.
+const asanBuild = false
