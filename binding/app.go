@@ -165,25 +165,25 @@ func (a *App) Any(pattern string, h Handler)     { a.must(a.Handle("*", pattern,
 
 // Static routes method and pattern to a fixed response answered entirely in C++.
 func (a *App) Static(method, pattern string, status int, contentType string, body []byte) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.state != 0 {
-		return ErrStarted
-	}
-	cm, cp, ct := C.CString(method), C.CString(pattern), C.CString(contentType)
-	defer C.free(unsafe.Pointer(cm))
-	defer C.free(unsafe.Pointer(cp))
-	defer C.free(unsafe.Pointer(ct))
-	var ptr unsafe.Pointer
-	if len(body) > 0 {
-		ptr = unsafe.Pointer(&body[0])
-	}
-	return routeErr(C.br_app_static(a.c, cm, cp, C.uint32_t(status), ct, ptr, C.size_t(len(body))))
+	return a.staticRoute(method, pattern, contentType, func(cm, cp, ct *C.char) C.int {
+		var ptr unsafe.Pointer
+		if len(body) > 0 {
+			ptr = unsafe.Pointer(&body[0])
+		}
+		return C.br_app_static(a.c, cm, cp, C.uint32_t(status), ct, ptr, C.size_t(len(body)))
+	})
 }
 
 // StaticBody routes method and pattern to a fixed response whose body is sent zero-copy
 // from the shared Body, entirely in C++.
 func (a *App) StaticBody(method, pattern string, status int, contentType string, body *Body) error {
+	return a.staticRoute(method, pattern, contentType, func(cm, cp, ct *C.char) C.int {
+		return C.br_app_static_body(a.c, cm, cp, C.uint32_t(status), ct, body.c)
+	})
+}
+
+// staticRoute registers a C++-only route through add, with the strings as C strings.
+func (a *App) staticRoute(method, pattern, contentType string, add func(cm, cp, ct *C.char) C.int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.state != 0 {
@@ -193,7 +193,7 @@ func (a *App) StaticBody(method, pattern string, status int, contentType string,
 	defer C.free(unsafe.Pointer(cm))
 	defer C.free(unsafe.Pointer(cp))
 	defer C.free(unsafe.Pointer(ct))
-	return routeErr(C.br_app_static_body(a.c, cm, cp, C.uint32_t(status), ct, body.c))
+	return routeErr(add(cm, cp, ct))
 }
 
 // Listen starts threads event loops (at least one) on addr ("host:port"; port 0 picks one),
