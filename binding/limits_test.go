@@ -285,8 +285,10 @@ const bigBodyLen = 8 << 20
 
 func bigByte(i int) byte { return byte(i*7 + i>>13) }
 
-func newBigBody() *Body {
-	return NewBodyFunc(bigBodyLen, func(dst []byte) {
+func newBigBody() *Body { return newPatternBody(bigBodyLen) }
+
+func newPatternBody(n int) *Body {
+	return NewBodyFunc(n, func(dst []byte) {
 		for i := range dst {
 			dst[i] = bigByte(i)
 		}
@@ -313,15 +315,19 @@ func peakRSS(t testing.TB, stop <-chan struct{}) func() int64 {
 	return func() int64 { <-done; return peak.Load() }
 }
 
-// 100 slow readers of one 8 MiB SendBody body at once: the body is referenced, not copied per
+// Slow readers of one large SendBody body at once: the body is referenced, not copied per
 // response, and each connection's queued output is bounded by SendBuffer, so the process RSS
-// stays under baseline + 64 MiB (100 copies would be 800 MiB; the clients' own read buffers are
-// 100 x 48 KiB of it).
+// stays under baseline + 64 MiB (20 copies of 14 MiB would be 280 MiB, 100 of 8 MiB 800 MiB;
+// the clients' own read buffers are readers x 48 KiB of it).
 func TestSlowReadersOfLargeBodyBoundedRSS(t *testing.T) {
-	const readers = 100
+	t.Run("20 readers of 14 MiB", func(t *testing.T) { slowReaders(t, 20, 14<<20) })
+	t.Run("100 readers of 8 MiB", func(t *testing.T) { slowReaders(t, 100, 8<<20) })
+}
+
+func slowReaders(t *testing.T, readers, bodyLen int) {
 	const boundKiB = 64 << 10
-	needFiles(t, 2*readers+512)
-	big := newBigBody()
+	needFiles(t, uint64(2*readers+512))
+	big := newPatternBody(bodyLen)
 	defer big.Release()
 	a := testApp(t, Config{}, 1, func(a *App) {
 		a.Get("/big", func(w *Response, r *Request) { w.SendBody(big) })
@@ -368,8 +374,8 @@ func TestSlowReadersOfLargeBodyBoundedRSS(t *testing.T) {
 				}
 				time.Sleep(4 * time.Millisecond) // slow: at most ~8 MB/s per reader
 			}
-			if got != bigBodyLen {
-				errs <- fmt.Errorf("reader %d: got %d of %d bytes", i, got, bigBodyLen)
+			if got != bodyLen {
+				errs <- fmt.Errorf("reader %d: got %d of %d bytes", i, got, bodyLen)
 			}
 		}(i)
 	}
@@ -381,7 +387,7 @@ func TestSlowReadersOfLargeBodyBoundedRSS(t *testing.T) {
 	}
 	p := peak()
 	t.Logf("%d slow readers of %d MiB in %v: RSS baseline %d KiB, peak %d KiB (+%d KiB, bound +%d KiB)",
-		readers, bigBodyLen>>20, time.Since(start).Round(time.Millisecond), base, p, p-base, boundKiB)
+		readers, bodyLen>>20, time.Since(start).Round(time.Millisecond), base, p, p-base, boundKiB)
 	if p-base > boundKiB {
 		t.Fatalf("RSS grew %d KiB over the %d KiB baseline with %d slow readers (bound %d KiB)", p-base, base, readers, boundKiB)
 	}
