@@ -7,11 +7,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -314,6 +317,26 @@ func TestListenErrors(t *testing.T) {
 		t.Fatal("bad address accepted")
 	}
 	b.Shutdown(context.Background())
+}
+
+// A port someone else listens on is an error, even when that someone is another app whose
+// SO_REUSEPORT group this one could otherwise join and split connections with.
+func TestListenPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	other := testApp(t, Config{}, 2, nil)
+	for _, addr := range []string{ln.Addr().String(), fmt.Sprintf("127.0.0.1:%d", other.Port()),
+		fmt.Sprintf("0.0.0.0:%d", other.Port())} {
+		b := New(Config{})
+		err := b.Listen(addr, 2)
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			t.Errorf("listen %s while in use: %v, want EADDRINUSE", addr, err)
+		}
+		b.Shutdown(context.Background())
+	}
 }
 
 // Static, parameter and wildcard routes, per method and any-method, with HEAD falling back to GET.

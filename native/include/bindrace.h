@@ -167,7 +167,8 @@ void *br_body_data(br_body *body);
 /* Drops one reference; the body is freed when no response still sends it. */
 void br_body_release(br_body *body);
 
-/* Creates a loop listening on host:port with SO_REUSEPORT (port 0: ephemeral); NULL and *err=errno on failure. */
+/* Creates a loop listening on host:port with SO_REUSEPORT (port 0: ephemeral); NULL and *err=errno on failure.
+   The app's first loop on a port fails with EADDRINUSE when another socket listens there. */
 br_loop *br_loop_new(br_app *app, const char *host, int port, int *err);
 /* The port the loop listens on. */
 int br_loop_port(br_loop *loop);

@@ -29,6 +29,9 @@ struct br_app {
   br::Router router;
   std::vector<br::Target> targets;
   std::atomic<uint32_t> conns{0};
+  // The port this app's SO_REUSEPORT group holds (0: none yet). Loops that join it skip the
+  // probe that keeps the first one out of a group another process already holds.
+  std::atomic<int> group_port{0};
   // Refusals, answered with Connection: close.
   br::StaticResponse *e426;  // wrong WebSocket version: names the one we speak
   br::StaticResponse *e400, *e404, *e408, *e413, *e414, *e431, *e501, *e503, *e505;

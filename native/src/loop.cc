@@ -878,14 +878,26 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
     a4.sin_port = htons(uint16_t(port));
     if (host && *host && inet_pton(AF_INET, host, &a4.sin_addr) != 1) return fail_with(EINVAL, -1);
   }
+  auto bind_to = [&](int fd) {
+    return v6 ? bind(fd, reinterpret_cast<sockaddr *>(&a6), sizeof a6)
+              : bind(fd, reinterpret_cast<sockaddr *>(&a4), sizeof a4);
+  };
+  int one = 1;
+  if (port != 0 && app->group_port.load() != port) {
+    // SO_REUSEPORT would let this loop join a group another process (of the same user) already
+    // listens with, and split its connections with it silently. A bind without it fails with
+    // EADDRINUSE when anyone listens on the port, as every other server does.
+    int probe = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) return fail_with(errno, -1);
+    setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // TIME_WAIT is no owner
+    if (bind_to(probe) < 0) return fail_with(errno, probe);
+    close(probe);
+  }
   int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail_with(errno, -1);
-  int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-  int rc = v6 ? bind(fd, reinterpret_cast<sockaddr *>(&a6), sizeof a6)
-              : bind(fd, reinterpret_cast<sockaddr *>(&a4), sizeof a4);
-  if (rc < 0 || listen(fd, 4096) < 0) return fail_with(errno, fd);
+  if (bind_to(fd) < 0 || listen(fd, 4096) < 0) return fail_with(errno, fd);
   struct sockaddr_in6 bound = {};
   socklen_t bl = sizeof bound;
   getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &bl);
@@ -894,6 +906,7 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
   l->app = app;
   l->lfd = fd;
   l->port = ntohs(bound.sin6_port);  // sin_port and sin6_port share an offset
+  app->group_port.store(l->port);
   l->ep = epoll_create1(EPOLL_CLOEXEC);
   l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   struct epoll_event ev = {};
