@@ -1,6 +1,7 @@
 package counters
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os"
@@ -130,14 +131,13 @@ func TestCachegrindEndToEnd(t *testing.T) {
 	// One after the other, the server pinned to one CPU as the CLI does: two measurements at
 	// once on a 2-core machine make the Go scheduler's work depend on the contention (4% apart).
 	results := make([]*CachegrindResult, 2)
-	errs := make([]error, 2)
 	for i := range results {
-		results[i], errs[i] = Cachegrind(ctx, tg, sc, n, CachegrindOptions{CPUs: "0"})
-	}
-	for _, err := range errs {
+		var log bytes.Buffer
+		r, err := Cachegrind(ctx, tg, sc, n, CachegrindOptions{CPUs: "0", Log: &log})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v\nserver and progress log:\n%s", err, log.String())
 		}
+		results[i] = r
 	}
 	a, b := results[0], results[1]
 	for _, r := range results {

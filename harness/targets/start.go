@@ -75,16 +75,31 @@ func StopAll() error {
 // Start spawns a fresh server in its own process group and waits until GET / answers "hi".
 // ctx covers the server's whole life, like exec.CommandContext: cancelling it stops the server.
 func (t *Target) Start(ctx context.Context, o StartOptions) (*Server, error) {
-	port := o.Port
-	if port == 0 {
-		p, err := freePort()
+	if o.Port != 0 {
+		if err := checkPortFree(o.Port); err != nil {
+			return nil, fmt.Errorf("target %s: %w", t.Name, err)
+		}
+		return t.start(ctx, o, o.Port)
+	}
+	// A port picked here is free only until someone else binds it, and a slow start-up (valgrind,
+	// node) leaves seconds for that; when another process took it, a fresh port is tried.
+	for attempt := 1; ; attempt++ {
+		port, err := pickPort()
 		if err != nil {
 			return nil, fmt.Errorf("target %s: picking a free port: %w", t.Name, err)
 		}
-		port = p
-	} else if err := checkPortFree(port); err != nil {
-		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+		s, err := t.start(ctx, o, port)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == 3 {
+			return s, err
+		}
 	}
+}
+
+// errPortTaken: another process listens on the server's port, so the server could not bind it
+// or a ping reached the other process instead.
+var errPortTaken = errors.New("port taken by another process")
+
+func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, error) {
 	argv, env, err := t.command(port, o)
 	if err != nil {
 		return nil, err
@@ -133,7 +148,11 @@ func (t *Target) Start(ctx context.Context, o StartOptions) (*Server, error) {
 		}
 	}()
 
-	if err := s.waitReady(ctx, timeout); err != nil {
+	err = s.waitReady(ctx, timeout)
+	if (err == nil && !s.ownsListener()) || (err != nil && s.exitedEarly() && checkPortFree(port) != nil) {
+		err = fmt.Errorf("%w: port %d%s", errPortTaken, port, s.out.lastLines(15))
+	}
+	if err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("target %s (%s): %w", t.Name, strings.Join(argv, " "), err)
 	}
@@ -287,8 +306,10 @@ func gracefulExit(err error) error {
 	return err
 }
 
+var pickPort = freePort // tests hand out a taken port through it
+
 // freePort asks the kernel for a port nobody listens on. Another process could take it before
-// the server binds; the server then fails to start and says so.
+// the server binds; Start notices and picks another.
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", ":0")
 	if err != nil {

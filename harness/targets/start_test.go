@@ -169,6 +169,39 @@ func TestPortInUse(t *testing.T) {
 	}
 }
 
+// TestPortTakenWhileStarting: the picked port is taken by another process answering "hi" before
+// the server binds it. Whether the server fails to bind and exits (python) or is still starting
+// when the readiness ping reaches the other process (sleep first), Start sees the port is not
+// its server's and starts it on another port.
+func TestPortTakenWhileStarting(t *testing.T) {
+	foreign, stop := serveGo(t, "nethttp")
+	defer stop()
+	_, p, _ := net.SplitHostPort(foreign)
+	taken, _ := strconv.Atoi(p)
+	srv := writeScript(t, "hi.py", hiServer)
+	for _, cmd := range []string{"python3 " + srv + " {port}", "sh -c 'sleep 1; exec python3 " + srv + " {port}'"} {
+		calls := 0
+		pickPort = func() (int, error) {
+			if calls++; calls == 1 {
+				return taken, nil
+			}
+			return freePort()
+		}
+		tg, _ := Resolve("cmd:" + cmd)
+		s := startT(t, tg, StartOptions{})
+		pickPort = freePort
+		if calls != 2 || s.Port == taken {
+			t.Errorf("%s: %d ports picked, serving on %d (taken: %d)", cmd, calls, s.Port, taken)
+		}
+		if !s.ownsListener() {
+			t.Errorf("%s: server pid %d does not own its listener on %d", cmd, s.Pid, s.Port)
+		}
+		if (&Server{Pid: s.Pid, Port: taken}).ownsListener() {
+			t.Errorf("%s: server pid %d said to own the other listener on %d", cmd, s.Pid, taken)
+		}
+	}
+}
+
 func TestServeCommandFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
