@@ -216,8 +216,8 @@ bin/bindrace: FORCE | $(SETUP_STAMP)
 # Separate from `test` on purpose (they need clang's sanitizer runtimes and take a while); the
 # lead wires them into CI. Nothing here touches the library variants above.
 #
-#   make fuzz                    each libFuzzer target for FUZZ_SECONDS (600: >= 10M executions of
-#                                each parser target on one core), then its exec/s and total
+#   make fuzz                    each libFuzzer target for FUZZ_RUNS executions (10M), capped at
+#                                FUZZ_SECONDS (1800) each, then its exec/s and total
 #   make fuzz-smoke              each target 7 s (about 30 s for the four); fails on any finding
 #   make test-native             RFC 9112 conformance table (ASan+UBSan), "conformance: N passed, 0 failed"
 #   make test-sanitize           the binding's Go tests on a native core built with ASan+UBSan
@@ -226,7 +226,8 @@ bin/bindrace: FORCE | $(SETUP_STAMP)
 # Findings land in build/fuzz/artifacts/<target>/ (replay: build/fuzz/<target>_fuzz <file>).
 # =============================================================================================
 FUZZ_TARGETS   := http_parser chunked router ws_frame
-FUZZ_SECONDS   ?= 600
+FUZZ_RUNS      ?= 10000000
+FUZZ_SECONDS   ?= 1800
 # Go fuzz targets over the binding's request views (their seeds also run in `go test`).
 GO_FUZZ_TARGETS := FuzzQueryValue FuzzRequestViews
 GO_FUZZ_SECONDS ?= 60
@@ -248,7 +249,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(addsuffix _fuzz,$(FUZZ_TARGETS)))
 FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/artifacts/$(1) && \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   build/fuzz/$(1)_fuzz build/fuzz/corpus/$(1) native/fuzz/corpus/$(1) \
-    -dict=native/fuzz/$(1).dict -max_len=$(FUZZ_MAXLEN_$(1)) -max_total_time=$(2) -timeout=10 \
+    -dict=native/fuzz/$(1).dict -max_len=$(FUZZ_MAXLEN_$(1)) -max_total_time=$(2) -runs=$(3) -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$(1)/ $(FUZZ_JOBS_ARGS)
 
 .PHONY: fuzz-build fuzz fuzz-smoke test-native test-sanitize test-sanitize-selftest
@@ -261,13 +262,14 @@ build/fuzz/%_fuzz: native/fuzz/%_fuzz.cc native/fuzz/fuzz_common.h native/src/ht
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CXXFLAGS) $< $(FUZZ_SRC_$*) -o $@
 
-fuzz: $(FUZZ_BINS) ## run each fuzz target for FUZZ_SECONDS (default 600) and print exec/s
+fuzz: $(FUZZ_BINS) ## run each fuzz target FUZZ_RUNS times (10M; at most FUZZ_SECONDS, 1800) and print exec/s
 	@for t in $(FUZZ_TARGETS); do \
-	  echo "==> fuzz $$t for $(FUZZ_SECONDS) s"; \
-	  if ! ( $(call FUZZ_RUN,$${t},$(FUZZ_SECONDS)) ) >build/fuzz/$$t.log 2>&1; then \
+	  echo "==> fuzz $$t for $(FUZZ_RUNS) executions (at most $(FUZZ_SECONDS) s)"; \
+	  if ! ( $(call FUZZ_RUN,$${t},$(FUZZ_SECONDS),$(FUZZ_RUNS)) ) >build/fuzz/$$t.log 2>&1; then \
 	    tail -40 build/fuzz/$$t.log; echo "fuzz: $$t FOUND A BUG (input in build/fuzz/artifacts/$$t/)" >&2; exit 1; fi; \
-	  awk -v t=$$t '/stat::number_of_executed_units/{n=$$2} /stat::average_exec_per_sec/{r=$$2} \
-	    /^Done [0-9]+ runs/{d=$$0} END{printf "fuzz: %-12s %10s exec/s  %12s executions\n", t, r, n}' build/fuzz/$$t.log; \
+	  awk -v t=$$t -v want=$(FUZZ_RUNS) '/stat::number_of_executed_units/{n=$$2} /stat::average_exec_per_sec/{r=$$2} \
+	    END{printf "fuzz: %-12s %10s exec/s  %12s executions%s\n", t, r, n, \
+	        n+0 < want+0 ? "  (stopped by the FUZZ_SECONDS cap before FUZZ_RUNS)" : ""}' build/fuzz/$$t.log; \
 	done
 	@for f in $(GO_FUZZ_TARGETS); do \
 	  echo "==> go fuzz $$f for $(GO_FUZZ_SECONDS) s"; \
@@ -277,7 +279,7 @@ fuzz: $(FUZZ_BINS) ## run each fuzz target for FUZZ_SECONDS (default 600) and pr
 
 fuzz-smoke: $(FUZZ_BINS) ## run each fuzz target FUZZ_SMOKE_SECONDS (7); fail on any finding
 	@for t in $(FUZZ_TARGETS); do \
-	  if ! ( $(call FUZZ_RUN,$${t},$(FUZZ_SMOKE_SECONDS)) ) >build/fuzz/$$t-smoke.log 2>&1; then \
+	  if ! ( $(call FUZZ_RUN,$${t},$(FUZZ_SMOKE_SECONDS),-1) ) >build/fuzz/$$t-smoke.log 2>&1; then \
 	    tail -40 build/fuzz/$$t-smoke.log; echo "fuzz-smoke: $$t FOUND A BUG (input in build/fuzz/artifacts/$$t/)" >&2; exit 1; fi; \
 	  awk -v t=$$t '/stat::number_of_executed_units/{n=$$2} /stat::average_exec_per_sec/{r=$$2} \
 	    END{printf "fuzz-smoke: %-12s ok  %8s exec/s  %10s executions\n", t, r, n}' build/fuzz/$$t-smoke.log; \

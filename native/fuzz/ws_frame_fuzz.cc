@@ -8,19 +8,20 @@
 //   * every event's payload is a view inside the buffer, messages are within the limit, text
 //     messages and close reasons are valid UTF-8, control payloads are at most 125 bytes;
 //   * consumed <= len, the buffer never grows, and need (when given) exceeds what is buffered.
-#include <cstdlib>
-#include <memory>
-#include <string>
+#include <cstring>
 #include <vector>
 
 #include "../src/ws_reader.h"
 #include "fuzz_common.h"
 
+FZ_HARNESS_BEGIN
+
 namespace {
 
 struct Ev {
   int kind, op, code;
-  std::string data;
+  size_t len;
+  uint64_t hash;  // of the payload: equal events without a copy of every payload
   bool operator==(const Ev &o) const = default;
 };
 
@@ -30,20 +31,20 @@ struct Outcome {
   bool closed = false;
 };
 
-// Runs the reader over in, delivered in pieces ending at cuts (ascending, last = in size).
-Outcome run(const uint8_t *in, const std::vector<size_t> &cuts, uint64_t max) {
+// Runs the reader over in, delivered in pieces ending at cuts (ascending, last = in size). w is
+// the connection's buffer from `parsed` on, as large as the whole input; only its first len bytes
+// are addressable, so ASan reports any read past what was buffered.
+Outcome run(fz::Window &w, const uint8_t *in, const std::vector<size_t> &cuts, uint64_t max) {
   Outcome o;
-  std::vector<uint8_t> buf;  // the connection's buffer from `parsed` on
   br::ws::ReadState st;
-  size_t fed = 0;
+  size_t fed = 0, len = 0;
   for (size_t cut : cuts) {
-    buf.insert(buf.end(), in + fed, in + cut);
+    w.narrow(w.cap);
+    memcpy(w.p + len, in + fed, cut - fed);
+    len += cut - fed;
     fed = cut;
-    // An exactly sized heap copy: ASan reports any read past len.
-    size_t len = buf.size();
-    std::unique_ptr<uint8_t, decltype(&free)> copy(static_cast<uint8_t *>(malloc(len ? len : 1)), &free);
-    uint8_t *b = copy.get();
-    if (len) memcpy(b, buf.data(), len);
+    w.narrow(len);
+    auto *b = reinterpret_cast<uint8_t *>(w.p);  // the reader unmasks in place
     auto sink = [&](br::ws::EventKind k, uint8_t op, const uint8_t *p, size_t pn, uint16_t code) {
       FZ_CHECK(fz::inside(p, pn, b, len));
       if (k == br::ws::kEvMessage) {
@@ -53,7 +54,7 @@ Outcome run(const uint8_t *in, const std::vector<size_t> &cuts, uint64_t max) {
         FZ_CHECK(pn <= 125);
       }
       if (k == br::ws::kEvClose) FZ_CHECK(code == br::ws::kNoStatus || br::ws::valid_close_code(code));
-      o.evs.push_back(Ev{k, op, code, std::string(reinterpret_cast<const char *>(p), pn)});
+      o.evs.push_back(Ev{k, op, code, pn, fz::fnv(p, pn)});
     };
     br::ws::ReadResult r = br::ws::read_frames(b, len, st, max, sink);
     FZ_CHECK(r.consumed <= r.len && r.len <= len);
@@ -64,7 +65,8 @@ Outcome run(const uint8_t *in, const std::vector<size_t> &cuts, uint64_t max) {
       o.closed = r.closed;
       return o;
     }
-    buf.assign(b + r.consumed, b + r.len);
+    memmove(w.p, w.p + r.consumed, r.len - r.consumed);
+    len = r.len - r.consumed;
   }
   return o;
 }
@@ -77,7 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
   uint32_t seed = data[1];
   const uint8_t *in = data + 2;
   size_t n = len - 2;
-  Outcome whole = run(in, {n}, max);
+  fz::Window w(n);
+  Outcome whole = run(w, in, {n}, max);
   std::vector<size_t> cuts;
   for (size_t at = 0; at < n;) {
     seed = seed * 1103515245u + 12345u;
@@ -85,16 +88,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
     cuts.push_back(at < n ? at : n);
   }
   if (cuts.empty()) cuts.push_back(0);
-  Outcome pieces = run(in, cuts, max);
+  Outcome pieces = run(w, in, cuts, max);
   FZ_CHECK(whole.error == pieces.error && whole.closed == pieces.closed);
   FZ_CHECK(whole.evs == pieces.evs);
   // One byte at a time too, for short inputs (the exhaustive split the design asks for).
   if (n <= 256) {
     std::vector<size_t> every;
+    every.reserve(n);
     for (size_t i = 1; i <= n; i++) every.push_back(i);
     if (every.empty()) every.push_back(0);
-    Outcome bytes = run(in, every, max);
+    Outcome bytes = run(w, in, every, max);
     FZ_CHECK(whole.error == bytes.error && whole.closed == bytes.closed && whole.evs == bytes.evs);
   }
   return 0;
 }
+FZ_HARNESS_END
