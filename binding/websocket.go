@@ -18,18 +18,31 @@ import (
 // goroutine, one connection's events in order: Open once, then Message for every message, then
 // Close exactly once (code 1006 when the connection just went away, 1005 when the client's
 // close frame carried no code). msg and reason are views into native memory, valid only until
-// the callback returns: copy what you keep.
+// the callback returns: copy what you keep. Drain runs after Send refused a message with
+// ErrBackpressure, once BufferedAmount fell under half the route's MaxBackpressure: a producer
+// that stopped there resumes.
 type WSHandler struct {
 	Open    func(ws *WS)
 	Message func(ws *WS, msg []byte, binary bool)
 	Close   func(ws *WS, code int, reason []byte)
+	Drain   func(ws *WS)
 }
 
 // WSConfig holds a WebSocket route's limits; zero fields take the defaults beside them.
 type WSConfig struct {
 	MaxMessage  int64         // bytes per message (fragments together), else close 1009 (16 MiB)
 	IdleTimeout time.Duration // no traffic for this long closes the connection (120 s)
+	// Send refuses a message with ErrBackpressure while BufferedAmount is at least this (1 MiB).
+	// < 0: no such limit (and no Drain); a client that stops reading is then dropped (Close
+	// 1006) once its backlog passes the app's SendBuffer plus MaxMessage.
+	MaxBackpressure int64
 }
+
+const (
+	defaultMaxBackpressure = 1 << 20
+	// Without a limit, pending bytes still need settling now and then, or BufferedAmount drifts.
+	unlimitedReportEvery = 1 << 20
+)
 
 // WS is one WebSocket connection. Send and Close may be called from any goroutine: inside a
 // callback they write into the loop's batch (no allocation, sent with everything else the read
@@ -40,16 +53,23 @@ type WS struct {
 	rt     *wsRoute
 	user   any
 	closed atomic.Bool
+	// The backlog the core last reported (BR_WS_BUFFERED), and the payload bytes Send queued
+	// that no report has accounted for yet. Sends ask for a report (BR_WS_REPORT) once these
+	// reach reportAt, so a client that keeps up costs no event per message.
+	backlog, pending atomic.Int64
+	refused          atomic.Bool // Send returned ErrBackpressure; Drain is owed
 }
 
 type wsRoute struct {
-	h WSHandler
+	h                         WSHandler
+	maxBackpressure, reportAt int64
 }
 
 // Errors of WebSocket calls.
 var (
-	ErrCloseCode = errors.New("binding: invalid WebSocket close code")
-	ErrReason    = errors.New("binding: WebSocket close reason over 123 bytes")
+	ErrCloseCode    = errors.New("binding: invalid WebSocket close code")
+	ErrReason       = errors.New("binding: WebSocket close reason over 123 bytes")
+	ErrBackpressure = errors.New("binding: WebSocket backlog at MaxBackpressure: message not sent")
 )
 
 func wsConfig(cfg WSConfig, flags C.uint32_t) C.br_ws_config {
@@ -74,7 +94,14 @@ func (a *App) WebSocket(pattern string, h WSHandler, cfg WSConfig) error {
 	if err := routeErr(C.br_app_ws(a.c, cp, C.uint32_t(len(a.wsRoutes)), &c)); err != nil {
 		return fmt.Errorf("%w: WebSocket %s", err, pattern)
 	}
-	a.wsRoutes = append(a.wsRoutes, &wsRoute{h: h})
+	rt := &wsRoute{h: h, maxBackpressure: cfg.MaxBackpressure, reportAt: unlimitedReportEvery}
+	if rt.maxBackpressure == 0 {
+		rt.maxBackpressure = defaultMaxBackpressure
+	}
+	if rt.maxBackpressure > 0 {
+		rt.reportAt = rt.maxBackpressure / 2
+	}
+	a.wsRoutes = append(a.wsRoutes, rt)
 	return nil
 }
 
@@ -106,14 +133,32 @@ func (ws *WS) SetUserData(v any) { ws.user = v }
 func (ws *WS) UserData() any { return ws.user }
 
 // Send sends msg as one binary or text message (the caller vouches that text is UTF-8). msg is
-// copied before Send returns. It fails with ErrClosed once the connection closed.
+// copied before Send returns. It fails with ErrClosed once the connection closed, and with
+// ErrBackpressure, sending nothing, while BufferedAmount is at the route's MaxBackpressure.
 func (ws *WS) Send(msg []byte, binary bool) error {
 	op := uint16(C.BR_WS_TEXT)
 	if binary {
 		op = C.BR_WS_BINARY
 	}
+	if limit := ws.rt.maxBackpressure; limit > 0 && ws.BufferedAmount() >= limit {
+		// Owe a Drain first, then look again: a report that lowered the figure in between either
+		// sees the debt or is seen here, so a refused producer is never left without its Drain.
+		ws.refused.Store(true)
+		if ws.BufferedAmount() >= limit {
+			return ErrBackpressure
+		}
+	}
+	if ws.BufferedAmount()+int64(len(msg)) >= ws.rt.reportAt {
+		op |= C.BR_WS_REPORT
+	}
+	ws.pending.Add(int64(len(msg)))
 	return ws.put(op, 0, msg)
 }
+
+// BufferedAmount is the payload bytes sent to this client that its socket has not taken yet:
+// the backlog the loop last reported plus the sends it has not reported on. It errs high,
+// never low (frame headers aside), by what the loop wrote since its last report.
+func (ws *WS) BufferedAmount() int64 { return ws.backlog.Load() + ws.pending.Load() }
 
 // Close starts the closing handshake with code (1000-1003, 1007-1014 or 3000-4999) and a
 // reason of at most 123 bytes; Close fires once the client answered or the connection dropped.
@@ -191,6 +236,18 @@ func (l *loop) wsDispatch(evs []C.br_ws_event) {
 			}
 			if h := ws.rt.h.Message; h != nil {
 				l.wsMessage(h, ws, view(e.data), e.code == C.BR_WS_BINARY)
+			}
+		case C.BR_WS_BUFFERED:
+			ws := l.sock(id)
+			if ws == nil {
+				continue
+			}
+			ws.pending.Add(-int64(e.data.n))
+			ws.backlog.Store(int64(e.code))
+			if ws.refused.Load() && ws.BufferedAmount() < ws.rt.maxBackpressure/2 && ws.refused.CompareAndSwap(true, false) {
+				if h := ws.rt.h.Drain; h != nil {
+					l.wsCall(func() { h(ws) })
+				}
 			}
 		case C.BR_WS_CLOSE:
 			ws := l.sock(id)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -485,7 +486,7 @@ func TestWSShutdown(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := (&WS{l: a.loops[0], id: 1}).Send([]byte("x"), true); err != ErrClosed {
+	if err := (&WS{l: a.loops[0], id: 1, rt: &wsRoute{}}).Send([]byte("x"), true); err != ErrClosed {
 		t.Fatalf("Send after shutdown: %v", err)
 	}
 }
@@ -538,4 +539,89 @@ func TestWSEchoUnderLoad(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWSBackpressure: a producer floods a client that does not read. Send refuses with
+// ErrBackpressure once the backlog reaches MaxBackpressure (nothing is queued then); Drain fires
+// once the client reads again, the producer resumes, and the client gets every accepted message
+// exactly once, in order.
+func TestWSBackpressure(t *testing.T) {
+	const limit, size, total = 256 << 10, 64 << 10, 400
+	refused := make(chan int64, 1) // the BufferedAmount at the first refusal
+	drained := make(chan int64, 1) // the BufferedAmount when Drain ran
+	producerErr := make(chan error, 1)
+	var drains atomic.Int32
+	h := WSHandler{
+		Message: func(ws *WS, _ []byte, _ bool) {
+			go func() { producerErr <- produce(ws, size, total, refused, drained) }()
+		},
+		Drain: func(ws *WS) {
+			drains.Add(1)
+			select {
+			case drained <- ws.BufferedAmount():
+			default:
+			}
+		},
+	}
+	a := testApp(t, Config{}, 1, func(a *App) {
+		if err := a.WebSocket("/flood", h, WSConfig{MaxBackpressure: limit}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c, br := wsDial(t, a, "/flood")
+	c.Write(frame(fin(1), []byte("go"), true))
+	select {
+	case got := <-refused:
+		if got < limit {
+			t.Fatalf("refused at a backlog of %d, under the limit %d", got, limit)
+		}
+	case err := <-producerErr:
+		t.Fatalf("producer ended before any backpressure: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no ErrBackpressure within 10 s of a client that does not read")
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for seq := 0; seq < total; seq++ {
+		op, p := readFrame(t, br)
+		if op != 2 || len(p) != size || int(binary.BigEndian.Uint32(p)) != seq {
+			t.Fatalf("message %d: opcode %d, %d bytes, seq %d", seq, op, len(p), binary.BigEndian.Uint32(p))
+		}
+	}
+	expectFrame(t, br, 1, []byte("end"))
+	if err := <-producerErr; err != nil {
+		t.Fatal(err)
+	}
+	if drains.Load() == 0 {
+		t.Fatal("Drain never ran")
+	}
+}
+
+// produce sends total messages of size bytes, each starting with its sequence number, then "end".
+// On ErrBackpressure it reports the backlog once and waits for a drain, then retries the message.
+func produce(ws *WS, size, total int, refused, drained chan int64) error {
+	msg := make([]byte, size)
+	first := true
+	for seq := 0; seq < total; {
+		binary.BigEndian.PutUint32(msg, uint32(seq))
+		switch err := ws.Send(msg, true); err {
+		case nil:
+			seq++
+		case ErrBackpressure:
+			if first {
+				first = false
+				refused <- ws.BufferedAmount()
+			}
+			select {
+			case left := <-drained:
+				if left >= int64(size)*4 {
+					return fmt.Errorf("Drain ran with %d bytes still buffered", left)
+				}
+			case <-time.After(20 * time.Second):
+				return fmt.Errorf("no Drain within 20 s of ErrBackpressure (backlog %d)", ws.BufferedAmount())
+			}
+		default:
+			return err
+		}
+	}
+	return ws.Send([]byte("end"), false)
 }

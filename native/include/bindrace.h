@@ -117,14 +117,20 @@ typedef struct br_ws_config {
 } br_ws_config;
 
 enum { BR_WS_ECHO = 1 }; /* every message is echoed in C with its opcode; no events */
-enum { BR_WS_OPEN = 1, BR_WS_MESSAGE = 2, BR_WS_CLOSE = 3 };
+/* BUFFERED: code = the bytes queued for the client that its socket has not taken yet (saturating
+ * at UINT32_MAX) and data.n = the payload bytes of the embedder's messages applied since the last
+ * BUFFERED (data.p NULL). Sent after a flush when the backlog changed and either figure is
+ * non-zero, or when a send flagged BR_WS_REPORT was applied: the embedder counts what it sent
+ * as pending, and subtracts data.n. */
+enum { BR_WS_OPEN = 1, BR_WS_MESSAGE = 2, BR_WS_CLOSE = 3, BR_WS_BUFFERED = 4 };
 enum { BR_WS_TEXT = 1, BR_WS_BINARY = 2, BR_WS_OP_CLOSE = 8 };
+enum { BR_WS_REPORT = 0x100 }; /* ORed into a send's opcode: answer with a BUFFERED event */
 
 typedef struct br_ws_event {
   uint64_t conn;   /* connection id */
   uint32_t route;  /* route id given to br_app_ws */
-  uint32_t kind;   /* BR_WS_OPEN, BR_WS_MESSAGE, BR_WS_CLOSE */
-  uint32_t code;   /* MESSAGE: BR_WS_TEXT or BR_WS_BINARY; CLOSE: the close code */
+  uint32_t kind;   /* BR_WS_OPEN, BR_WS_MESSAGE, BR_WS_CLOSE, BR_WS_BUFFERED */
+  uint32_t code;   /* MESSAGE: BR_WS_TEXT or BR_WS_BINARY; CLOSE: the close code; BUFFERED: bytes */
   uint32_t reserved;
   br_str data;     /* MESSAGE: the payload; CLOSE: the reason */
 } br_ws_event;

@@ -53,6 +53,9 @@ struct Conn {
   bool ws_sent_close = false;  // our close frame is queued: read only the answer to it
   bool ws_reported = false;    // the embedder got this connection's CLOSE event
   uint16_t ws_code = 0;        // the code of our close frame
+  uint32_t ws_buffered = 0;    // the output backlog last reported to the embedder (BUFFERED)
+  bool ws_report_due = false;  // a send flagged BR_WS_REPORT was applied since that report
+  uint64_t ws_applied = 0;     // payload bytes of the embedder's messages applied since it
   uint32_t ws_target = 0;
   ws::ReadState ws;
 

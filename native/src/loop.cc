@@ -330,10 +330,29 @@ void ws_fail(br_loop *l, Conn *c, uint16_t code) {
   mark_dirty(l, c);
 }
 
+// Tells the embedder what a WebSocket's socket did not take, when that changed and either figure
+// is non-zero, or when a send asked for it; with it, the bytes of sends applied since the last
+// report, which the embedder counted as pending. A client keeping up costs no event until the
+// embedder's pending count grows enough for it to ask; one falling behind reports its backlog
+// on every flush, and a last 0 once it caught up.
+void report_backlog(br_loop *l, Conn *c) {
+  size_t b = c->out.bytes();
+  uint32_t now = b > UINT32_MAX ? UINT32_MAX : uint32_t(b);
+  if (now == c->ws_buffered && !c->ws_report_due) return;
+  c->ws_buffered = now;
+  ws_event(l, c, BR_WS_BUFFERED, now, nullptr, c->ws_applied);
+  c->ws_applied = 0;
+  c->ws_report_due = false;
+}
+
 // An embedder's send (batch record or inbox op) for connection id.
 void ws_apply_send(br_loop *l, uint64_t id, uint32_t op, uint32_t code, const void *p, size_t n) {
   Conn *c = lookup(l, id);
   if (!c || !c->ws_kind || c->ws_sent_close || c->close_after) return;
+  if (op & BR_WS_REPORT) {
+    op &= ~uint32_t(BR_WS_REPORT);
+    c->ws_report_due = true;
+  }
   if (op == BR_WS_OP_CLOSE) {
     ws_send_close(l, c, ws::valid_close_code(code) ? uint16_t(code) : ws::kNormal, p, n);
     return;
@@ -342,6 +361,7 @@ void ws_apply_send(br_loop *l, uint64_t id, uint32_t op, uint32_t code, const vo
   // plus one maximal message, it is dropped (the embedder gets CLOSE 1006).
   if (c->out.bytes() > l->app->cfg.send_buffer + l->app->targets[c->ws_target].ws_max) return destroy(l, c);
   ws_frame(c, op == BR_WS_TEXT ? ws::kText : ws::kBinary, p, n);
+  c->ws_applied += n;
   mark_dirty(l, c);
 }
 
@@ -575,6 +595,7 @@ void flush_conn(br_loop *l, Conn *c) {
     }
   }
   after_output(l, c, w > 0);
+  if (!c->dead && c->ws_kind == br::kWsEvents && !c->ws_reported) report_backlog(l, c);
 }
 
 // One send per connection for everything answered since the last flush. Connections with
