@@ -9,6 +9,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -52,6 +53,7 @@ type WS struct {
 	id     uint64
 	rt     *wsRoute
 	user   any
+	target string // the upgrade request's target, path and query
 	closed atomic.Bool
 	// The backlog the core last reported (BR_WS_BUFFERED), and the payload bytes Send queued
 	// that no report has accounted for yet. Sends ask for a report (BR_WS_REPORT) once these
@@ -124,6 +126,19 @@ func (a *App) StaticWebSocketEcho(pattern string, cfg ...WSConfig) error {
 		return fmt.Errorf("%w: WebSocket %s", err, pattern)
 	}
 	return nil
+}
+
+// Path is the upgrade request's path, as sent (not percent-decoded).
+func (ws *WS) Path() string {
+	p, _, _ := strings.Cut(ws.target, "?")
+	return p
+}
+
+// Query is the upgrade request's first value of the query parameter name (nil if absent), as
+// sent; the slice is the caller's.
+func (ws *WS) Query(name string) []byte {
+	_, q, _ := strings.Cut(ws.target, "?")
+	return queryValue([]byte(q), name)
 }
 
 // SetUserData attaches v to the connection (for the callbacks' use); UserData returns it.
@@ -220,7 +235,7 @@ func (l *loop) wsDispatch(evs []C.br_ws_event) {
 		id := uint64(e.conn)
 		switch e.kind {
 		case C.BR_WS_OPEN:
-			ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route]}
+			ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route], target: string(view(e.data))}
 			idx := int(uint32(id))
 			for idx >= len(l.socks) {
 				l.socks = append(l.socks, nil)

@@ -601,9 +601,15 @@ func TestWSBackpressure(t *testing.T) {
 func produce(ws *WS, size, total int, refused, drained chan int64) error {
 	msg := make([]byte, size)
 	first := true
-	for seq := 0; seq < total; {
-		binary.BigEndian.PutUint32(msg, uint32(seq))
-		switch err := ws.Send(msg, true); err {
+	for seq := 0; seq <= total; {
+		var err error
+		if seq == total {
+			err = ws.Send([]byte("end"), false)
+		} else {
+			binary.BigEndian.PutUint32(msg, uint32(seq))
+			err = ws.Send(msg, true)
+		}
+		switch err {
 		case nil:
 			seq++
 		case ErrBackpressure:
@@ -623,5 +629,5 @@ func produce(ws *WS, size, total int, refused, drained chan int64) error {
 			return err
 		}
 	}
-	return ws.Send([]byte("end"), false)
+	return nil
 }

@@ -421,7 +421,7 @@ void upgrade(br_loop *l, Conn *c, const br::Head &h, br_str body, uint32_t t, ui
   c->ws_kind = target.ws;
   c->ws_target = t;
   c->ws = ws::ReadState{};
-  if (c->ws_kind == br::kWsEvents) ws_event(l, c, BR_WS_OPEN, 0, nullptr, 0);
+  if (c->ws_kind == br::kWsEvents) ws_event(l, c, BR_WS_OPEN, 0, h.target, h.target_len);
   mark_dirty(l, c);
 }
 
