@@ -372,13 +372,21 @@ func TestRouting(t *testing.T) {
 		{"GET", "/any", "any"},
 		{"GET", "/id/3/x", "idx 3"},
 		{"GET", "/id/3?name=n", "3 n"},
-		{"PUT", "/u/7", "Not Found"},
+		{"PUT", "/u/7", "Method Not Allowed"}, // GET and POST routes: 405 with Allow
+		{"HEAD", "/u/7", ""},                   // HEAD falls back to GET
+		{"DELETE", "/u/me", "Method Not Allowed"},
+		{"POST", "/files/x", "Method Not Allowed"},
 		{"GET", "/u/", "Not Found"},
 		{"GET", "/files", "Not Found"},
 	} {
 		raw := tc.method + " " + tc.path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
-		if got := body(t, roundTrip(t, c, br, raw, tc.method)); got != tc.want {
+		res := roundTrip(t, c, br, raw, tc.method)
+		if got := body(t, res); got != tc.want {
 			t.Errorf("%s %s: %q want %q", tc.method, tc.path, got, tc.want)
+		}
+		allow := map[string]string{"/u/7": "GET, HEAD, POST", "/u/me": "GET, HEAD, POST", "/files/x": "GET, HEAD"}[tc.path]
+		if got := res.Header.Get("Allow"); tc.want == "Method Not Allowed" && (res.StatusCode != 405 || got != allow) {
+			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %q", tc.method, tc.path, res.StatusCode, got, allow)
 		}
 	}
 }

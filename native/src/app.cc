@@ -28,12 +28,13 @@ void op_free(Op *op) {
 
 namespace {
 
+const char *const kMethodNames[BR_METHOD_COUNT] = {"", "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH",
+                                                   "OPTIONS", "CONNECT", "TRACE"};
+
 uint32_t method_of(const char *m) {
-  static const char *names[] = {"", "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS",
-                                "CONNECT", "TRACE"};
   if (!strcmp(m, "*")) return Router::kAny;
   for (uint32_t i = 1; i < BR_METHOD_COUNT; i++)
-    if (!strcmp(m, names[i])) return i;
+    if (!strcmp(m, kMethodNames[i])) return i;
   return UINT32_MAX;
 }
 
@@ -50,6 +51,28 @@ StaticResponse *error_response(uint32_t status, const char *text) {
 }
 
 }  // namespace
+
+const StaticResponse *no_route(br_app *app, const char *path, size_t n) {
+  uint32_t allowed = 0;
+  br_str params[BR_MAX_PARAMS];
+  uint32_t np;
+  for (uint32_t m = 1; m < BR_METHOD_COUNT; m++)
+    if (app->router.find(m, path, n, params, &np) != Router::kNone) allowed |= 1u << m;
+  if (!allowed) return app->e404;
+  StaticResponse *r = app->e405[allowed].load(std::memory_order_acquire);
+  if (r) return r;
+  std::lock_guard<std::mutex> g(app->e405_mu);  // once per method set, by whichever loop is first
+  r = app->e405[allowed].load(std::memory_order_relaxed);
+  if (!r) {
+    std::string type = "text/plain\r\nAllow: ";
+    for (uint32_t m = 1; m < BR_METHOD_COUNT; m++)
+      if (allowed & (1u << m)) type.append(type.back() == ' ' ? "" : ", ").append(kMethodNames[m]);
+    r = static_new(405, type.c_str(), "Method Not Allowed", 18, nullptr);
+    app->e405[allowed].store(r, std::memory_order_release);
+  }
+  return r;
+}
+
 }  // namespace br
 
 extern "C" {
@@ -89,6 +112,8 @@ void br_app_free(br_app *app) {
   for (auto *e : {app->e426, app->e400, app->e404, app->e408, app->e413, app->e414, app->e431, app->e501,
                   app->e503, app->e505})
     br::static_free(e);
+  for (auto &e : app->e405)
+    if (auto *r = e.load()) br::static_free(r);
   delete app;
   br_profile_flush();
 }

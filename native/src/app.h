@@ -1,6 +1,7 @@
 // app.h — what all loops share: limits, the router and its targets, the connection count.
 #pragma once
 #include <atomic>
+#include <mutex>
 #include <vector>
 
 #include "bindrace.h"
@@ -35,6 +36,9 @@ struct br_app {
   // Refusals, answered with Connection: close.
   br::StaticResponse *e426;  // wrong WebSocket version: names the one we speak
   br::StaticResponse *e400, *e404, *e408, *e413, *e414, *e431, *e501, *e503, *e505;
+  // 405s by the set of methods the path has routes for (bit m = BR_METHOD m), built on first use.
+  std::atomic<br::StaticResponse *> e405[1u << BR_METHOD_COUNT] = {};
+  std::mutex e405_mu;
 
   br::StaticResponse *error(int status) const {
     switch (status) {
@@ -51,3 +55,9 @@ struct br_app {
     return e400;
   }
 };
+
+namespace br {
+// The answer to a request no route takes: 405 with Allow when the path has routes for other
+// methods (RFC 9110 15.5.6), else 404. Cold path: one lookup per method.
+const StaticResponse *no_route(br_app *app, const char *path, size_t n);
+}  // namespace br

@@ -465,7 +465,7 @@ void dispatch(br_loop *l, Conn *c, const br::Head &h, br_str body) {
   br_str params[BR_MAX_PARAMS];
   uint32_t np = 0;
   uint32_t t = l->app->router.find(h.method_id, path, pn, params, &np);
-  if (t == br::Router::kNone) return answer_static(l, c, l->app->e404, req);
+  if (t == br::Router::kNone) return answer_static(l, c, br::no_route(l->app, path, pn), req);
   const br::Target &target = l->app->targets[t];
   if (target.st) return answer_static(l, c, target.st, req);
   if (target.ws) return upgrade(l, c, h, body, t, req);
