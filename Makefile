@@ -229,7 +229,7 @@ FUZZ_TARGETS   := http_parser chunked router ws_frame
 FUZZ_RUNS      ?= 10000000
 FUZZ_SECONDS   ?= 1800
 # Go fuzz targets over the binding's request views (their seeds also run in `go test`).
-GO_FUZZ_TARGETS := FuzzQueryValue FuzzRequestViews
+GO_FUZZ_TARGETS := FuzzQueryValue FuzzRequestViews FuzzAppendUnescaped
 GO_FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 7
 FUZZ_JOBS_ARGS ?=

@@ -37,7 +37,8 @@ func (r *Request) Path() []byte { return view(r.c.path) }
 // RawQuery is everything after '?', as sent.
 func (r *Request) RawQuery() []byte { return view(r.c.query) }
 
-// Query is the raw (not percent-decoded) value of the first name=value pair called name.
+// Query is the raw (not percent-decoded) value of the first name=value pair called name;
+// AppendUnescaped decodes it into a buffer of the caller's.
 func (r *Request) Query(name string) []byte { return queryValue(view(r.c.query), name) }
 
 // queryValue finds name in a raw query: the value of the first "name=value" or bare "name"
