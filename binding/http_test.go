@@ -373,7 +373,7 @@ func TestRouting(t *testing.T) {
 		{"GET", "/id/3/x", "idx 3"},
 		{"GET", "/id/3?name=n", "3 n"},
 		{"PUT", "/u/7", "Method Not Allowed"}, // GET and POST routes: 405 with Allow
-		{"HEAD", "/u/7", ""},                   // HEAD falls back to GET
+		{"HEAD", "/u/7", ""},                  // HEAD falls back to GET
 		{"DELETE", "/u/me", "Method Not Allowed"},
 		{"POST", "/files/x", "Method Not Allowed"},
 		{"GET", "/u/", "Not Found"},
