@@ -53,7 +53,7 @@ type WS struct {
 	id     uint64
 	rt     *wsRoute
 	user   any
-	target string // the upgrade request's target, path and query
+	head   string // the upgrade request's head: request line, header lines
 	closed atomic.Bool
 	// The backlog the core last reported (BR_WS_BUFFERED), and the payload bytes Send queued
 	// that no report has accounted for yet. Sends ask for a report (BR_WS_REPORT) once these
@@ -128,17 +128,42 @@ func (a *App) StaticWebSocketEcho(pattern string, cfg ...WSConfig) error {
 	return nil
 }
 
+// The upgrade request stays readable for the socket's life (one copy of its head per
+// connection), so Open can authenticate it and close a socket it refuses.
+
 // Path is the upgrade request's path, as sent (not percent-decoded).
 func (ws *WS) Path() string {
-	p, _, _ := strings.Cut(ws.target, "?")
+	p, _, _ := strings.Cut(ws.target(), "?")
 	return p
 }
 
 // Query is the upgrade request's first value of the query parameter name (nil if absent), as
 // sent; the slice is the caller's.
 func (ws *WS) Query(name string) []byte {
-	_, q, _ := strings.Cut(ws.target, "?")
+	_, q, _ := strings.Cut(ws.target(), "?")
 	return queryValue([]byte(q), name)
+}
+
+// Header is the upgrade request's first value of the header name (any case), "" if absent.
+func (ws *WS) Header(name string) string {
+	_, rest, _ := strings.Cut(strings.TrimLeft(ws.head, "\r\n"), "\n") // past the request line
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		k, v, ok := strings.Cut(strings.TrimSuffix(line, "\r"), ":")
+		if ok && len(k) == len(name) && equalFold(k, name) {
+			return strings.Trim(v, " \t")
+		}
+	}
+	return ""
+}
+
+// target is the request line's middle part.
+func (ws *WS) target() string {
+	line, _, _ := strings.Cut(strings.TrimLeft(ws.head, "\r\n"), "\r\n")
+	_, t, _ := strings.Cut(line, " ")
+	t, _, _ = strings.Cut(t, " ")
+	return t
 }
 
 // SetUserData attaches v to the connection (for the callbacks' use); UserData returns it.
@@ -235,7 +260,7 @@ func (l *loop) wsDispatch(evs []C.br_ws_event) {
 		id := uint64(e.conn)
 		switch e.kind {
 		case C.BR_WS_OPEN:
-			ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route], target: string(view(e.data))}
+			ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route], head: string(view(e.data))}
 			idx := int(uint32(id))
 			for idx >= len(l.socks) {
 				l.socks = append(l.socks, nil)

@@ -631,3 +631,29 @@ func produce(ws *WS, size, total int, refused, drained chan int64) error {
 	}
 	return nil
 }
+
+// The upgrade request's path, query and headers stay readable on the socket, from Open on.
+func TestWSUpgradeRequest(t *testing.T) {
+	h := WSHandler{
+		Open: func(ws *WS) {
+			ws.SetUserData(ws.Path() + "|" + string(ws.Query("room")) + "|" + fmt.Sprint(ws.Query("none") == nil) +
+				"|" + ws.Header("x-token") + "|" + ws.Header("HOST") + "|" + ws.Header("x-absent") + "|" + ws.Header("x"))
+		},
+		Message: func(ws *WS, msg []byte, bin bool) {
+			ws.Send([]byte(ws.UserData().(string)+"|"+ws.Path()), false)
+		},
+	}
+	a := testApp(t, Config{}, 1, func(a *App) {
+		if err := a.WebSocket("/chat/:room", h, WSConfig{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c := dial(t, a)
+	br := bufio.NewReader(c)
+	res := roundTrip(t, c, br, upgradeReq("/chat/x?a=1&room=7&b", "X-Token", "  s3cret\t", "Host", "h.example"), "GET")
+	if res.StatusCode != 101 {
+		t.Fatalf("upgrade: %d", res.StatusCode)
+	}
+	c.Write(frame(fin(1), []byte("?"), true))
+	expectFrame(t, br, 1, []byte("/chat/x|7|true|s3cret|h.example|||/chat/x"))
+}

@@ -132,7 +132,8 @@ typedef struct br_ws_event {
   uint32_t kind;   /* BR_WS_OPEN, BR_WS_MESSAGE, BR_WS_CLOSE, BR_WS_BUFFERED */
   uint32_t code;   /* MESSAGE: BR_WS_TEXT or BR_WS_BINARY; CLOSE: the close code; BUFFERED: bytes */
   uint32_t reserved;
-  br_str data;     /* OPEN: the upgrade's request target; MESSAGE: the payload; CLOSE: the reason */
+  br_str data;     /* OPEN: the upgrade request's head (request line and header lines, CRLF each,
+                      then an empty line); MESSAGE: the payload; CLOSE: the reason */
 } br_ws_event;
 
 /* A send written by the embedder into br_batch.ws_arena during a batch: this header, then len

@@ -421,7 +421,8 @@ void upgrade(br_loop *l, Conn *c, const br::Head &h, br_str body, uint32_t t, ui
   c->ws_kind = target.ws;
   c->ws_target = t;
   c->ws = ws::ReadState{};
-  if (c->ws_kind == br::kWsEvents) ws_event(l, c, BR_WS_OPEN, 0, h.target, h.target_len);
+  // The head, for the embedder's Open: a valid upgrade has no body, so it ends where parsing did.
+  if (c->ws_kind == br::kWsEvents) ws_event(l, c, BR_WS_OPEN, 0, c->in.data + c->parsed - h.head_len, h.head_len);
   mark_dirty(l, c);
 }
 
