@@ -28,8 +28,12 @@ type loop struct {
 
 	// WebSocket sends go into the batch's ws arena while the loop dispatches (dispatching,
 	// under wmu, so another goroutine's Send may join the batch too); otherwise to the inbox.
+	// The arena is applied before the inbox, so a dispatch uses it only when every send posted
+	// before it was applied (useArena); else its sends queue behind them.
 	wmu         sync.Mutex
 	dispatching bool
+	useArena    bool
+	wsPosted    uint64 // br_ws_send/br_ws_close calls made, compared with ws_posted_applied
 	wsUsed      uint64
 	socks       []*WS // open WebSockets by connection index (the id's low 32 bits)
 
@@ -70,6 +74,7 @@ func (l *loop) run() {
 		l.headUsed, l.bodyUsed = 0, 0
 		l.wmu.Lock()
 		l.dispatching, l.wsUsed = true, 0
+		l.useArena = l.wsPosted == uint64(b.ws_posted_applied)
 		l.wmu.Unlock()
 		if n > 0 {
 			reqs := unsafe.Slice(b.reqs, n)

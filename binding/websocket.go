@@ -215,14 +215,15 @@ func (ws *WS) Close(code int, reason string) error {
 const wsOutSize = uint64(C.sizeof_br_ws_out)
 
 // put writes the send into the batch when the loop is dispatching (its callbacks, or another
-// goroutine racing them: the loop waits for wmu before stepping) and posts it otherwise.
+// goroutine racing them: the loop waits for wmu before stepping) and posts it otherwise, or when
+// earlier posted sends are still waiting (the batch would overtake them).
 func (ws *WS) put(op, code uint16, p []byte) error {
 	if ws.closed.Load() {
 		return ErrClosed
 	}
 	l := ws.l
 	l.wmu.Lock()
-	if l.dispatching {
+	if l.dispatching && l.useArena {
 		need := wsOutSize + (uint64(len(p))+7)&^7
 		a := l.arena(2, l.wsUsed, need)
 		o := (*C.br_ws_out)(unsafe.Pointer(&a[l.wsUsed]))
@@ -235,6 +236,7 @@ func (ws *WS) put(op, code uint16, p []byte) error {
 		l.wmu.Unlock()
 		return nil
 	}
+	l.wsPosted++
 	l.wmu.Unlock()
 	var ptr unsafe.Pointer
 	if len(p) > 0 {

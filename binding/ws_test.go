@@ -657,3 +657,57 @@ func TestWSUpgradeRequest(t *testing.T) {
 	c.Write(frame(fin(1), []byte("?"), true))
 	expectFrame(t, br, 1, []byte("/chat/x|7|true|s3cret|h.example|||/chat/x"))
 }
+
+// Sends from another goroutine keep their order while the loop keeps dispatching callbacks (whose
+// sends go into the batch): a batch must not overtake sends posted before it.
+func TestWSSendOrderAcrossDispatches(t *testing.T) {
+	const total = 20000
+	h := WSHandler{
+		Message: func(ws *WS, msg []byte, bin bool) {
+			if string(msg) == "start" {
+				go func() {
+					var b [4]byte
+					for i := 0; i < total; i++ {
+						binary.BigEndian.PutUint32(b[:], uint32(i))
+						for ws.Send(b[:], true) == ErrBackpressure {
+							time.Sleep(time.Millisecond)
+						}
+					}
+				}()
+				return
+			}
+			ws.Send(msg, false) // an echo from the callback, interleaved with the producer's
+		},
+	}
+	a := testApp(t, Config{}, 1, func(a *App) {
+		if err := a.WebSocket("/order", h, WSConfig{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c, br := wsDial(t, a, "/order")
+	c.Write(frame(fin(1), []byte("start"), true))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // keep the loop dispatching
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				c.Write(frame(fin(1), []byte("tick"), true))
+				time.Sleep(20 * time.Microsecond)
+			}
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for next := 0; next < total; {
+		op, p := readFrame(t, br)
+		if op == 1 {
+			continue // an echoed tick
+		}
+		if got := int(binary.BigEndian.Uint32(p)); got != next {
+			t.Fatalf("producer's message %d arrived where %d was due", got, next)
+		}
+		next++
+	}
+}

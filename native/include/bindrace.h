@@ -100,6 +100,10 @@ typedef struct br_batch {
   char *ws_arena;        /* br_ws_out records written by the embedder (see below) */
   uint64_t ws_cap;
   uint64_t ws_used;      /* bytes of records written; the embedder sets it before the next step */
+  /* br_ws_send/br_ws_close calls the loop has applied so far. The records above are applied
+   * first thing in the next step, before any posted call still waiting: an embedder that posted
+   * calls not yet counted here must post this batch's sends too, to keep one order. */
+  uint64_t ws_posted_applied;
 } br_batch;
 
 /* ---- WebSocket (RFC 6455) --------------------------------------------------------------------

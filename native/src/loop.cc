@@ -745,6 +745,7 @@ void apply_op(br_loop *l, Op *op) {
     bool close = op->kind == Op::kWsClose;
     ws_apply_send(l, op->conn, close ? BR_WS_OP_CLOSE : op->status, close ? op->status : 0, op->data,
                   op->body_len);
+    l->ws_posted_applied++;
     return br::op_free(op);
   }
   if (op->kind == Op::kComplete) {
@@ -876,6 +877,7 @@ void fill_batch(br_loop *l, br_batch *b) {
   b->ws_arena = l->ws_arena.data;
   b->ws_cap = l->ws_arena.cap;
   b->ws_used = 0;
+  b->ws_posted_applied = l->ws_posted_applied;
 }
 
 }  // namespace

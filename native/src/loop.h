@@ -36,6 +36,7 @@ struct br_loop {
   std::vector<br_ws_event> ws_events;  // WebSocket events of the batch, in order
   std::vector<br::Conn *> ws_conn;     // the connection of each event
   br::Buffer ws_arena;                 // the embedder's sends (br_ws_out records)
+  uint64_t ws_posted_applied = 0;      // br_ws_send/br_ws_close ops applied (br_batch)
 
   std::vector<br::Conn *> dirty, flushing, spare, dead;
 
