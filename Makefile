@@ -134,9 +134,10 @@ pgo: bin/bindrace bin/binding-server-instrumented ## retrain pgo/default.profdat
 	LLVM_PROFDATA=$(LLVM_PROFDATA) PGO_OUT=$(PGO_PROFILE) scripts/pgo-train.sh
 	@echo "pgo: now 'make build' compiles the release library with the new profile"
 
-vet: | $(SETUP_STAMP) ## go vet (default tags, and the binding with bindrace_release)
+vet: | $(SETUP_STAMP) ## go vet (default tags; the binding with bindrace_release, and its soak test)
 	$(GO) vet ./...
 	$(GO) vet -tags bindrace_release ./binding/...
+	$(GO) vet -tags soak ./binding/...
 
 test: setup bin/bindrace bin/binding-server bin/binding-server-plain vet test-native fuzz-smoke ## setup, build, vet, the native checks, go test
 	$(GO) test $(GO_TEST_FLAGS) ./...
@@ -332,5 +333,5 @@ SOAK_DURATION ?= 10m
 
 .PHONY: soak
 soak: bin/binding-server ## soak bin/binding-server for SOAK_DURATION (10m) under mixed load; fails on RSS/fd growth
-	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./binding -args \
+	$(GO) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v ./binding -args \
 	  -soak=$(SOAK_DURATION) -soak.server=$(ROOT)/bin/binding-server

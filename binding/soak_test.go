@@ -1,9 +1,12 @@
+//go:build soak
+
 package binding
 
-// The soak (make soak; not in CI): a binding-server process under a steady mixed load for a
-// long time, sampled once a second, failing on memory or descriptor growth.
+// The soak (make soak; build tag soak, so not in go test ./... or CI): a binding-server process
+// under a steady mixed load for a long time, sampled once a second, failing on memory or
+// descriptor growth.
 //
-//	go test -run '^TestSoak$' -timeout 0 -v ./binding -soak 10m -soak.server bin/binding-server
+//	go test -tags soak -run '^TestSoak$' -timeout 0 -v ./binding -soak 10m -soak.server bin/binding-server
 //
 // Load: 12 keep-alive connections cycling ping, params and json (one request in flight each,
 // every response checked against the scenario), 2 connections streaming the 14 MB video and
@@ -43,7 +46,7 @@ import (
 )
 
 var (
-	soakDuration = flag.Duration("soak", 0, "run TestSoak for this long (0: skip)")
+	soakDuration = flag.Duration("soak", 10*time.Minute, "how long TestSoak runs")
 	soakServer   = flag.String("soak.server", "../bin/binding-server", "binding-server binary for TestSoak")
 )
 
@@ -92,9 +95,6 @@ func freePort(t *testing.T) int {
 }
 
 func TestSoak(t *testing.T) {
-	if *soakDuration <= 0 {
-		t.Skip("soak: pass -soak DURATION (make soak)")
-	}
 	dur := *soakDuration
 	bin, err := filepath.Abs(*soakServer)
 	if err != nil {

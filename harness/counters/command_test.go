@@ -3,7 +3,6 @@ package counters
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -85,17 +84,5 @@ func TestCommandPerfJSON(t *testing.T) {
 				t.Errorf("%s not in unsupported", h)
 			}
 		}
-	}
-}
-
-// TestCommandFromEnv runs `bindrace counters` with the arguments in $BINDRACE_COUNTERS_ARGS (for
-// figures before the CLI binary exists); skipped otherwise.
-func TestCommandFromEnv(t *testing.T) {
-	args := os.Getenv("BINDRACE_COUNTERS_ARGS")
-	if args == "" {
-		t.Skip("BINDRACE_COUNTERS_ARGS not set")
-	}
-	if code := Command(strings.Fields(args), os.Stdout, os.Stderr); code != 0 {
-		t.Fatalf("exit %d", code)
 	}
 }

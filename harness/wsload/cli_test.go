@@ -3,7 +3,6 @@ package wsload
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -85,20 +84,5 @@ func TestCommandBadInput(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := Command([]string{"--help"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "--pipelining") {
 		t.Errorf("--help: exit %d", code)
-	}
-}
-
-// TestHelperLoad is not a test: with WSLOAD_URL set it runs Command against it with the
-// arguments in WSLOAD_ARGS (space-separated), for pinned manual benchmarks:
-//
-//	WSLOAD_URL=ws://127.0.0.1:9001/ws WSLOAD_ARGS="-c 100 -d 10 --json" taskset -c 0 ./wsload.test -test.run TestHelperLoad
-func TestHelperLoad(t *testing.T) {
-	u := os.Getenv("WSLOAD_URL")
-	if u == "" {
-		t.Skip("helper process for manual benchmarks; set WSLOAD_URL")
-	}
-	args := append(strings.Fields(os.Getenv("WSLOAD_ARGS")), u)
-	if code := Command(args, os.Stdout, os.Stderr); code != 0 {
-		t.Fatalf("exit %d", code)
 	}
 }

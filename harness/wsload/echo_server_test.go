@@ -2,12 +2,10 @@ package wsload
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,29 +148,4 @@ func acceptUpgrade(c net.Conn, br *bufio.Reader) bool {
 	}
 	switchProtocols(c, acceptFor(key))
 	return true
-}
-
-// TestHelperEchoServer is not a test: with WSLOAD_ECHO_ADDR set it serves the plain gorilla
-// echo there until killed (or WSLOAD_ECHO_SECONDS pass), so a benchmark can run the server in
-// its own process pinned to its own CPU:
-//
-//	WSLOAD_ECHO_ADDR=127.0.0.1:9001 taskset -c 1 ./wsload.test -test.run TestHelperEchoServer
-func TestHelperEchoServer(t *testing.T) {
-	addr := os.Getenv("WSLOAD_ECHO_ADDR")
-	if addr == "" {
-		t.Skip("helper process for manual benchmarks; set WSLOAD_ECHO_ADDR")
-	}
-	es := &echoServer{}
-	// gorilla's own echo example: ReadMessage, WriteMessage.
-	handler := es.handler(websocket.Upgrader{}, echoOptions{})
-	secs := 600
-	if s := os.Getenv("WSLOAD_ECHO_SECONDS"); s != "" {
-		fmt.Sscan(s, &secs)
-	}
-	srv := &http.Server{Addr: addr, Handler: handler}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs)*time.Second)
-	defer cancel()
-	go func() { <-ctx.Done(); srv.Close() }()
-	fmt.Fprintf(os.Stderr, "echo server on %s\n", addr)
-	_ = srv.ListenAndServe()
 }
