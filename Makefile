@@ -99,10 +99,11 @@ INSTR_CXXFLAGS  := $(strip -O2 -fprofile-instr-generate $(COMMON_CXXFLAGS))
 INSTR_LDFLAGS   := -r -u __llvm_profile_runtime -u __llvm_profile_write_file
 PROFILE_RT       = $(shell $(CLANG) -print-file-name=libclang_rt.profile-x86_64.a)
 
-# Go's build cache does not notice a changed archive named in #cgo LDFLAGS, and would keep
-# linking the old one. Stamping the archive's hash into the link (-X; harmless if the binding
-# declares no such variable, and readable if it does) makes every library change relink.
-GO_NATIVE_ID = -ldflags "-X main.version=$(VERSION) -X github.com/bindrace/bindrace/binding.nativeBuildID=$$(sha256sum $< | cut -c1-64)"
+# The build's identity (variant, library, PGO profile and source hashes, from its manifest) is
+# stamped into the binary (binding.NativeBuild, `binding-server --build-info`), so a binary says
+# what it links; and since Go's build cache does not notice a changed archive named in #cgo
+# LDFLAGS, the changed stamp is also what makes every library change relink.
+GO_NATIVE_ID = -ldflags "-X main.version=$(VERSION) -X 'github.com/bindrace/bindrace/binding.nativeBuild=$$(scripts/manifest.sh --stamp $(<D)/manifest.json)'"
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 SETUP_STAMP := build/.setup.stamp
@@ -111,7 +112,7 @@ UWS_LOCK    := $(wildcard harness/targets/uws/package-lock.json)
 SETUP_FORCE := $(if $(shell command -v $(CLANG) 2>/dev/null),,FORCE) \
   $(if $(UWS_LOCK),$(if $(wildcard harness/targets/uws/node_modules/.bindrace-lock.sha256),,FORCE))
 
-.PHONY: help setup build build-plain build-instrumented pgo test vet bench clean FORCE
+.PHONY: help setup build build-plain build-instrumented pgo baseline test vet bench clean FORCE
 FORCE:
 
 help: ## list the targets
@@ -130,9 +131,21 @@ build-plain: build/plain/libbindrace.a bin/binding-server-plain ## plain: -O2 na
 
 build-instrumented: build/instrumented/libbindrace.a bin/binding-server-instrumented ## instrumented lib + server (used by make pgo)
 
-pgo: bin/bindrace bin/binding-server-instrumented ## retrain pgo/default.profdata (scripts/pgo-train.sh)
+pgo: bin/bindrace bin/binding-server-instrumented ## retrain pgo/default.profdata, rebuild, rewrite baselines/ci.json
 	LLVM_PROFDATA=$(LLVM_PROFDATA) PGO_OUT=$(PGO_PROFILE) scripts/pgo-train.sh
-	@echo "pgo: now 'make build' compiles the release library with the new profile"
+	$(MAKE) --no-print-directory build
+	$(MAKE) --no-print-directory baseline
+
+# The committed baseline holds the release build's instructions per response for the ci
+# profile's races; it names the PGO profile it was counted with, so a new profile needs a new
+# baseline. Only the counts matter here, so the wall-clock part is cut to a minimum (its
+# INCONCLUSIVE verdict, exit 3, is expected) and both sides are the candidate.
+BASELINE_SESSION := build/baseline-ci
+baseline: build ## recount baselines/ci.json (cachegrind instructions per response, profile ci)
+	rm -rf $(BASELINE_SESSION)
+	bin/bindrace race --a binding --b binding --profile ci --pairs 2 --duration 300ms --warmup 200ms \
+	  --cooldown 0 --busy-sample 0 --out $(BASELINE_SESSION) >/dev/null || [ $$? = 3 ]
+	bin/bindrace baseline write $(BASELINE_SESSION) --out baselines/ci.json
 
 vet: | $(SETUP_STAMP) ## go vet (default tags; the binding with bindrace_release, and its soak test)
 	$(GO) vet ./...
@@ -259,7 +272,7 @@ fuzz-build: $(FUZZ_BINS) ## build the libFuzzer targets into build/fuzz/
 
 build/fuzz/%_fuzz: native/fuzz/%_fuzz.cc native/fuzz/fuzz_common.h native/src/http_parser.h \
                    native/src/http_parser.cc native/src/router.h native/src/router.cc native/include/bindrace.h \
-                   native/src/ws_reader.h native/src/ws_frame.h native/src/utf8.h
+                   native/src/ws_reader.h native/src/ws_frame.h native/src/utf8.h | $(SETUP_STAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CXXFLAGS) $< $(FUZZ_SRC_$*) -o $@
 
@@ -291,7 +304,7 @@ NATIVE_TEST_CXXFLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=add
                         -fno-sanitize-recover=undefined -Inative/include -Wall -Wextra
 
 build/tests/http_conformance_test: native/tests/http_conformance_test.cc native/src/http_parser.h \
-                                   native/src/http_parser.cc native/include/bindrace.h
+                                   native/src/http_parser.cc native/include/bindrace.h | $(SETUP_STAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(NATIVE_TEST_CXXFLAGS) $< native/src/http_parser.cc -o $@
 

@@ -4,23 +4,23 @@ go 1.26.8
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/evanw/esbuild v0.28.2
 	github.com/fasthttp/websocket v1.5.12
 	github.com/gorilla/websocket v1.5.3
 	github.com/hodgesds/perf-utils v0.7.0
-	github.com/klauspost/compress v1.20.3
-	github.com/molecule-man/go-brrr v1.3.1
 	github.com/spf13/pflag v1.1.0
-	github.com/valyala/bytebufferpool v1.0.0
 	github.com/valyala/fasthttp v1.78.0
-	go.uber.org/atomic v1.7.0
-	go.uber.org/multierr v1.6.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sys v0.49.0
 )
 
 require (
-	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/molecule-man/go-brrr v1.3.1 // indirect
 	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	go.uber.org/atomic v1.7.0 // indirect
+	go.uber.org/multierr v1.6.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 )

@@ -7,3 +7,6 @@ package binding
 
 // #cgo LDFLAGS: ${SRCDIR}/../build/instrumented/libbindrace.a -L/usr/lib/llvm-19/lib/clang/19/lib/linux -lclang_rt.profile-x86_64 -lstdc++ -lm
 import "C"
+
+// linkedVariant names the native core this build links (NativeBuild).
+const linkedVariant = "instrumented"

@@ -2,6 +2,8 @@
 # scripts/manifest.sh — write build/<variant>/manifest.json for one native library build.
 #
 # usage: scripts/manifest.sh --source-hash      (prints the native source hash, see below)
+#        scripts/manifest.sh --stamp MANIFEST  (prints the build's identity for the Go link:
+#          variant=…;library_sha256=…;profile_sha256=…;source_sha256=…;git_commit=…)
 #        scripts/manifest.sh --variant NAME --out FILE --lib FILE --compiler CMD \
 #          --cxxflags "FLAGS" --link "CMD + FLAGS" [--profile FILE] [--warning TEXT]...
 #
@@ -31,6 +33,14 @@ source_hash_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --source-hash) source_hash_only=1; shift ;;
+    --stamp)
+      # The binding records this in the binary (-X binding.nativeBuild), so a binary says what it
+      # links whatever build/ holds later; a changed library also changes the link, so Go relinks.
+      for k in variant library_sha256 profile_sha256 source_sha256 git_commit; do
+        v="$(sed -n "s/^  \"$k\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p" "$2")"
+        printf '%s%s=%s' "${sep:-}" "$k" "${v/null/}"; sep=';'
+      done
+      echo; exit 0 ;;
     --variant) variant="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --lib) lib="$2"; shift 2 ;;

@@ -139,7 +139,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 			out.Connections = 100
 		}
 		out.fill(res.Totals, res.Responses, res.PerResponse)
-		out.ServerCPUSeconds = round(res.ServerCPUSeconds)
+		out.ServerCPUSeconds = Round(res.ServerCPUSeconds)
 		out.Threads = res.Totals.Threads
 		if len(res.Totals.Values) == 0 {
 			writeReport(stdout, out, *asJSON)
@@ -166,7 +166,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 		out.Connections = c
 		out.N = res.N
 		out.fill(res.Totals, res.Responses, res.PerResponse)
-		out.Events = roundMap(res.Events)
+		out.Events = RoundMap(res.Events)
 		out.Runs = res.Runs
 		out.Caveat = UserSpaceCaveat
 	}
@@ -199,9 +199,9 @@ type report struct {
 
 func (r *report) fill(t Totals, responses int64, per map[string]float64) {
 	r.Responses = responses
-	r.WindowS = round(t.Window.Seconds())
-	r.PerResponse = roundMap(per)
-	r.Totals = roundMap(t.Values)
+	r.WindowS = Round(t.Window.Seconds())
+	r.PerResponse = RoundMap(per)
+	r.Totals = RoundMap(t.Values)
 	r.Unsupported = t.Unsupported
 	if r.Unsupported == nil {
 		r.Unsupported = map[string]string{}

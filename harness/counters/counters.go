@@ -121,8 +121,8 @@ func order(keys map[string]bool) []string {
 	return append(out, rest...)
 }
 
-// round keeps JSON figures readable: 4 significant decimals for small values.
-func round(v float64) float64 {
+// Round keeps JSON figures readable: one decimal above 1000, three above 1, six below.
+func Round(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
@@ -137,10 +137,11 @@ func round(v float64) float64 {
 	}
 }
 
-func roundMap(m map[string]float64) map[string]float64 {
+// RoundMap is Round over a map's values.
+func RoundMap(m map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(m))
 	for k, v := range m {
-		out[k] = round(v)
+		out[k] = Round(v)
 	}
 	return out
 }

@@ -1,85 +1,83 @@
 package gate
 
 import (
+	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/bindrace/bindrace/harness/session"
 )
 
-// checkCounters applies Thresholds.CounterMaxGrowthPct: for each named counter, A's per-response
-// value may grow by at most the given percent over the baseline session's A value.
-//
-// Only ratios of per-response counts are gated: they are properties of the code, and in
-// cachegrind mode repeat to about 0.1%. A limit on a time-like counter (task-clock, anything in
-// ns or seconds) is refused as INCONCLUSIVE, since times depend on the machine and moment. A
-// counter missing on either side, unsupported, or a baseline measured in another counters mode
-// (perf vs cachegrind count different things) is INCONCLUSIVE, never a silent pass.
-//
-// Without a baseline there is nothing to compare against: that is stated as a reason and does
-// not change the verdict, so a race without --baseline is judged on its own figures.
-func checkCounters(d *decision, s *session.Summary, baseline *session.Summary) {
-	limits := s.Thresholds.CounterMaxGrowthPct
-	if len(limits) == 0 {
-		return
-	}
-	names := make([]string, 0, len(limits))
-	for n := range limits {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if baseline == nil {
-		d.note("counters: limits on %s not checked: no baseline session given", strings.Join(names, ", "))
-		return
-	}
-	if s.CountersMode != "" && baseline.CountersMode != "" && s.CountersMode != baseline.CountersMode {
-		d.inconclusive("counters: this session measured in %s mode, the baseline in %s mode; their counts are not comparable",
-			s.CountersMode, baseline.CountersMode)
-		return
-	}
-	for _, name := range names {
-		limit := limits[name]
-		if timeLike(name) {
-			d.inconclusive("counter %s: a time, not a deterministic count; never gated across sessions", name)
-			continue
-		}
-		cur, okCur := s.Counters["a"][name]
-		base, okBase := baseline.Counters["a"][name]
+// Deterministic is the counters mode whose counts may be gated: cachegrind counts instructions
+// of the server's own code, repeatable to a few hundredths of a percent, where perf counts on a
+// real CPU carry the machine's noise (and need a PMU most CI runners lack).
+const Deterministic = "cachegrind"
+
+// checkCounters applies Thresholds.CounterMaxDeltaPct: A's per-response count may exceed B's
+// by at most the given percent. Counts are deterministic, so no interval is involved; a
+// counter missing, or counted in a non-deterministic mode, is INCONCLUSIVE, never a silent pass.
+func checkCounters(d *decision, s *session.Summary) {
+	for _, name := range sortedNames(s.Thresholds.CounterMaxDeltaPct) {
+		limit := s.Thresholds.CounterMaxDeltaPct[name]
+		c := session.Check{Metric: name, Limit: limit, Bound: "max", Verdict: session.Inconclusive}
+		a, okA := s.Counters["a"][name]
+		b, okB := s.Counters["b"][name]
 		switch {
-		case !okCur:
-			d.inconclusive("counter %s: missing in this session%s", name, why(s, name))
-			continue
-		case !okBase:
-			d.inconclusive("counter %s: missing in the baseline%s", name, why(baseline, name))
-			continue
-		case base <= 0:
-			d.inconclusive("counter %s: baseline value %.4g cannot be grown from", name, base)
-			continue
+		case s.CountersMode != Deterministic:
+			c.Reason = fmt.Sprintf("%s per response: not gated without deterministic counts (this session counted in %q mode; race with --counters cachegrind)", name, s.CountersMode)
+		case !okA || !okB || b <= 0:
+			c.Reason = fmt.Sprintf("%s per response: not measured on both sides%s", name, why(s, name))
+		default:
+			delta := (a - b) / b * 100
+			c.Delta = ptr(delta)
+			c.Reason = fmt.Sprintf("%s per response (cachegrind): %s %.1f vs %s %.1f, delta %+.3f%%%s, limit %+.2f%%",
+				name, side(s.A, "A"), a, side(s.B, "B"), b, delta, spread(s, name), limit)
+			c.Verdict = session.Pass
+			if delta > limit {
+				c.Verdict = session.Fail
+			}
 		}
-		growth := (cur - base) / base * 100
-		if growth > limit {
-			d.fail("counter %s per response: %.4g vs baseline %.4g, growth %+.2f%%, limit %+.2f%%", name, cur, base, growth, limit)
-		} else {
-			d.pass("counter %s per response: %.4g vs baseline %.4g, growth %+.2f%%, limit %+.2f%%", name, cur, base, growth, limit)
-		}
+		d.add(c)
 	}
+}
+
+// spread describes the repetitions behind the counts, e.g. " (3 repetitions per side, spread
+// 0.04% / 0.11%)": the noise the limit must stand above.
+func spread(s *session.Summary, name string) string {
+	a, b := s.CounterSamples["a"][name], s.CounterSamples["b"][name]
+	if len(a) < 2 || len(b) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (median of %d repetitions per side; spread %.3f%% / %.3f%%)", len(a), rangePct(a), rangePct(b))
+}
+
+// rangePct is (max-min)/min in percent.
+func rangePct(xs []float64) float64 {
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if lo <= 0 {
+		return 0
+	}
+	return (hi - lo) / lo * 100
 }
 
 // why returns the session's unsupported reason for a counter, if it recorded one.
 func why(s *session.Summary, name string) string {
 	if r, ok := s.CountersUnsupported[name]; ok && r != "" {
-		return " (unsupported: " + r + ")"
+		return " (" + r + ")"
+	}
+	if r, ok := s.CountersUnsupported[s.CountersMode]; ok && r != "" {
+		return " (" + r + ")"
 	}
 	return ""
 }
 
-// timeLike spots counters measured in time rather than counted events.
-func timeLike(name string) bool {
-	n := strings.ToLower(name)
-	for _, t := range []string{"clock", "time", "_ns", "-ns", "nsec", "seconds", "_ms", "-ms"} {
-		if strings.Contains(n, t) {
-			return true
-		}
+func sortedNames(m map[string]float64) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
 	}
-	return false
+	sort.Strings(names)
+	return names
 }

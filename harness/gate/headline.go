@@ -5,25 +5,38 @@ import (
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // Headline is the one line printed at the end of a race and at the top of the report, e.g.
 // "binding +12.7% vs uws (pinned 20.30.0), 10/10 pairs won, regression threshold passed".
-// The pinned version comes from s.BVersion; the verdict from s.Verdict (call Decide first,
-// or use Apply).
+// The pinned version comes from s.BVersion; the verdict from s.Verdict (call Decide first, or
+// use Apply). A race decided on throughput per server CPU-second says so, and one run with
+// unequal server threads names both counts.
 func Headline(s *session.Summary) string {
-	b := s.B
+	a, b := s.A, s.B
+	if s.UnequalThreads {
+		a += fmt.Sprintf(" (%s)", threads(s.SideA.Threads))
+		b += fmt.Sprintf(" (%s)", threads(s.SideB.Threads))
+	}
 	if s.BVersion != "" {
 		b += " (pinned " + s.BVersion + ")"
 	}
-	line := fmt.Sprintf("%s %+.1f%% vs %s, %d/%d pairs won, ", s.A, finiteOr0(s.MedianDeltaPct), b, s.Wins, len(s.Pairs))
+	delta, per := s.MedianDeltaPct, ""
+	if decideOn(s) == stats.MetricRPSPerCPUSec {
+		delta, per = s.Paired[stats.MetricRPSPerCPUSec].MedianPct, " per server CPU-second"
+	}
+	line := fmt.Sprintf("%s %+.1f%%%s vs %s, %d/%d pairs won, ", a, finiteOr0(delta), per, b, s.Wins, len(s.Pairs))
+	if s.UnequalThreads {
+		line = "UNEQUAL THREADS: " + line
+	}
 	switch s.Verdict {
 	case session.Pass:
 		return line + "regression threshold passed"
 	case session.Fail:
-		return line + "regression threshold failed"
+		return line + "regression threshold failed" + firstCause(s, session.Fail)
 	case session.Inconclusive:
-		return line + "regression threshold inconclusive"
+		return line + "regression threshold inconclusive" + firstCause(s, session.Inconclusive)
 	case session.Incomplete:
 		why := s.Incomplete
 		if why == "" {
@@ -33,6 +46,39 @@ func Headline(s *session.Summary) string {
 	default:
 		return line + "regression threshold not evaluated"
 	}
+}
+
+// firstCause names the first check with the given verdict, briefly: ": p99", ": too few pairs
+// (need 6)".
+func firstCause(s *session.Summary, verdict string) string {
+	for _, c := range s.Checks {
+		if c.Verdict != verdict {
+			continue
+		}
+		if verdict == session.Inconclusive && c.Interval == nil && c.N > 0 && strings.Contains(c.Reason, "too few pairs") {
+			return fmt.Sprintf(" (too few pairs: need %d)", EvenUp(stats.MinSamples(s.CILevel)))
+		}
+		return " (" + c.Metric + ")"
+	}
+	return ""
+}
+
+func threads(n int) string {
+	switch n {
+	case 0:
+		return "threads unknown"
+	case 1:
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
+}
+
+// finiteOr0 guards the headline against NaN from hand-edited files.
+func finiteOr0(x float64) float64 {
+	if x != x || x > 1e300 || x < -1e300 {
+		return 0
+	}
+	return x
 }
 
 // ExitCode maps a verdict to the CLI's exit status: PASS 0, FAIL 1, INCOMPLETE 2,

@@ -30,6 +30,11 @@ type Overrides struct {
 	CPUsServer  string
 	CPUsClient  string
 	Counters    string
+	DecideOn    string
+	Confidence  float64
+	BusySample  time.Duration
+	CGN         int
+	CGReps      int
 }
 
 // AddFlags registers the override flags on fs. defProfile is the profile used when
@@ -51,10 +56,15 @@ func AddFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *Overrides {
 	fs.IntVar(&o.Workers, "workers", 0, "client workers (capped to the client's CPUs)")
 	fs.IntVar(&o.Threads, "threads", 0, "server threads (0 = one per server CPU)")
 	fs.StringVar(&o.Scenario, "scenario", "", "scenario(s), comma-separated: ping, params, json, stream (replaces the profile's scenarios and extra races)")
-	fs.StringArrayVar(&o.Thresholds, "threshold", nil, "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter.<name> (max growth %); repeatable")
+	fs.StringArrayVar(&o.Thresholds, "threshold", nil, "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline); repeatable")
 	fs.StringVar(&o.CPUsServer, "cpus-server", "", "CPUs for the server (taskset list, e.g. 1 or 2-3)")
 	fs.StringVar(&o.CPUsClient, "cpus-client", "", "CPUs for the load generator (taskset list)")
-	fs.StringVar(&o.Counters, "counters", "", `per-response counters: "perf" or "none" (default from the profile)`)
+	fs.StringVar(&o.Counters, "counters", "", `per-response counters: "perf", "cachegrind" (deterministic, gated A vs B), "perf,cachegrind" or "none" (default from the profile)`)
+	fs.DurationVar(&o.BusySample, "busy-sample", 0, "how long the machine's idle and steal time are read before each run (default from the profile, 1s; 0 skips it)")
+	fs.IntVar(&o.CGN, "cachegrind-n", 0, "requests of the first cachegrind run per repetition; the second sends 2N (default from the profile)")
+	fs.IntVar(&o.CGReps, "cachegrind-reps", 0, "cachegrind N/2N measurements per side; the median is gated (default from the profile)")
+	fs.StringVar(&o.DecideOn, "decide-on", "", `throughput figure the verdict rests on: "rps" or "rps_per_cpu_second" (default from the profile)`)
+	fs.Float64Var(&o.Confidence, "confidence", 0, "family confidence of the gate: an A/A race FAILs at most 1-confidence of the time over all checks (default from the profile, 0.95)")
 	return o
 }
 
@@ -77,7 +87,7 @@ func (o *Overrides) Apply(p *Profile) error {
 		name string
 		v    time.Duration
 		dst  *Duration
-	}{{"warmup", o.Warmup, &p.Warmup}, {"settle", o.Settle, &p.Settle}, {"cooldown", o.Cooldown, &p.Cooldown}} {
+	}{{"warmup", o.Warmup, &p.Warmup}, {"settle", o.Settle, &p.Settle}, {"cooldown", o.Cooldown, &p.Cooldown}, {"busy-sample", o.BusySample, &p.BusySample}} {
 		if !o.changed(f.name) {
 			continue
 		}
@@ -127,6 +137,18 @@ func (o *Overrides) Apply(p *Profile) error {
 			p.Counters = ""
 		}
 	}
+	if o.changed("cachegrind-n") {
+		p.CachegrindN = o.CGN
+	}
+	if o.changed("cachegrind-reps") {
+		p.CachegrindReps = o.CGReps
+	}
+	if o.changed("decide-on") {
+		p.DecideOn = o.DecideOn
+	}
+	if o.changed("confidence") {
+		p.Confidence = o.Confidence
+	}
 	for _, t := range o.Thresholds {
 		if err := applyThreshold(p, t); err != nil {
 			return err
@@ -153,6 +175,15 @@ func applyThreshold(p *Profile, s string) error {
 		p.Thresholds.MinMedianDeltaPct = f
 	case name == "max_p99_delta_pct" || name == "max_p99_delta":
 		p.Thresholds.MaxP99DeltaPct = f
+	case strings.HasPrefix(name, "counter_delta."):
+		c := strings.TrimPrefix(name, "counter_delta.")
+		if c == "" {
+			return fmt.Errorf("--threshold %q: counter name missing", s)
+		}
+		if p.Thresholds.CounterMaxDeltaPct == nil {
+			p.Thresholds.CounterMaxDeltaPct = map[string]float64{}
+		}
+		p.Thresholds.CounterMaxDeltaPct[c] = f
 	case name == "max_errors":
 		if f < 0 || f != float64(int64(f)) {
 			return fmt.Errorf("--threshold %q: max_errors must be a whole number ≥ 0", s)
@@ -168,7 +199,7 @@ func applyThreshold(p *Profile, s string) error {
 		}
 		p.Thresholds.CounterMaxGrowthPct[c] = f
 	default:
-		return fmt.Errorf("--threshold %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_errors, counter.<name>)", s, name)
+		return fmt.Errorf("--threshold %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
 	}
 	return nil
 }

@@ -76,6 +76,9 @@ type Profile struct {
 	Duration Duration `json:"duration"`
 	Settle   Duration `json:"settle"`   // pause between warm-up and the measured window
 	Cooldown Duration `json:"cooldown"` // pause between runs
+	// BusySample is how long the machine's idle and steal time are read before each run (the
+	// end of the cooldown); 0 skips it.
+	BusySample Duration `json:"busy_sample"`
 
 	Connections int `json:"connections"`
 	Pipelining  int `json:"pipelining"`
@@ -86,8 +89,18 @@ type Profile struct {
 	CPUsClient string `json:"cpus_client"`
 
 	Thresholds session.Thresholds `json:"thresholds"`
-	Counters   string             `json:"counters"` // "" or "perf"
-	ExtraRaces []Extra            `json:"extra_races,omitempty"`
+	// Confidence is the family level of the gate: a build raced against itself FAILs at most
+	// 1-Confidence of the time over all statistical checks of the profile together.
+	Confidence float64 `json:"confidence"`
+	// DecideOn is the throughput figure the verdict rests on: "rps", or "rps_per_cpu_second"
+	// when the load generator cannot saturate the servers.
+	DecideOn string `json:"decide_on"`
+	// Counters: "", "perf" (per-run perf_event counters, reported), "cachegrind" (deterministic
+	// instructions per response of both sides, gated), or "perf,cachegrind".
+	Counters       string  `json:"counters"`
+	CachegrindN    int     `json:"cachegrind_n"`    // requests of the first cachegrind run (the second sends 2N)
+	CachegrindReps int     `json:"cachegrind_reps"` // N/2N measurements per side; the median is gated
+	ExtraRaces     []Extra `json:"extra_races,omitempty"`
 
 	Path string `json:"-"` // where it was loaded from
 }
@@ -97,9 +110,11 @@ func Default() Profile {
 	return Profile{
 		Scenario: "ping", Pairs: 4, Rounds: 3,
 		Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
-		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second),
+		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
 		Connections: 100, Pipelining: 10, Workers: 1,
-		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxErrors: 0},
+		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxErrors: 0,
+			CounterMaxGrowthPct: map[string]float64{"instructions": 1}},
+		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3,
 	}
 }
 
@@ -206,10 +221,16 @@ func (p *Profile) Check() error {
 	case p.Workers < 0 || p.Threads < 0:
 		return errors.New("workers and threads must not be negative")
 	}
-	switch p.Counters {
-	case "", "perf", "none":
-	default:
-		return fmt.Errorf(`counters must be "" or "perf" (got %q)`, p.Counters)
+	if _, err := ParseCounters(p.Counters); err != nil {
+		return err
+	}
+	switch {
+	case p.Confidence < 0.5 || p.Confidence >= 1:
+		return fmt.Errorf("confidence must be in [0.5, 1) (got %g)", p.Confidence)
+	case p.DecideOn != "rps" && p.DecideOn != "rps_per_cpu_second":
+		return fmt.Errorf(`decide_on must be "rps" or "rps_per_cpu_second" (got %q)`, p.DecideOn)
+	case p.CachegrindN < 1 || p.CachegrindReps < 1:
+		return fmt.Errorf("cachegrind_n and cachegrind_reps must be at least 1 (got %d, %d)", p.CachegrindN, p.CachegrindReps)
 	}
 	for _, s := range p.ScenarioList() {
 		if s == "" {
@@ -226,6 +247,48 @@ func (p *Profile) Check() error {
 	}
 	return nil
 }
+
+// Counter modes a profile can ask for.
+const (
+	CountersPerf       = "perf"
+	CountersCachegrind = "cachegrind"
+)
+
+// ParseCounters reads a counters setting: "", "none", "perf", "cachegrind" or both joined by a
+// comma, into the set of modes.
+func ParseCounters(v string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, m := range strings.Split(v, ",") {
+		switch m = strings.TrimSpace(m); m {
+		case "", "none":
+		case CountersPerf, CountersCachegrind:
+			out[m] = true
+		default:
+			return nil, fmt.Errorf(`counters: unknown mode %q (want "perf", "cachegrind", both as "perf,cachegrind", or "none")`, m)
+		}
+	}
+	return out, nil
+}
+
+// Has reports whether the profile asks for a counters mode.
+func (p *Profile) Has(mode string) bool {
+	m, _ := ParseCounters(p.Counters)
+	return m[mode]
+}
+
+// GateThresholds are the thresholds a race applies: the profile's, with instructions gated A
+// against B (+1%) when it counts deterministically and names no counter limit of its own.
+func (p *Profile) GateThresholds() session.Thresholds {
+	th := p.Thresholds
+	if p.Has(CountersCachegrind) && th.CounterMaxDeltaPct == nil {
+		th.CounterMaxDeltaPct = map[string]float64{"instructions": 1}
+	}
+	return th
+}
+
+// FallibleChecks is how many statistical checks of this profile can FAIL a release: throughput
+// and p99 in every race. They share the false-FAIL budget 1-Confidence (stats.CheckLevel).
+func (p *Profile) FallibleChecks() int { return 2 * len(p.Races()) }
 
 // ScenarioList is the scenarios a race of this profile covers.
 func (p *Profile) ScenarioList() []string {

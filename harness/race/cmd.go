@@ -163,6 +163,7 @@ func RaceCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -173,7 +174,7 @@ func RaceCommand(args []string, stdout, stderr io.Writer) int {
 	defer done()
 	res := Race(ctx, Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
 	})
 	return res.Exit
 }
@@ -219,20 +220,25 @@ func MatrixCommand(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-const gateUsage = `Usage: bindrace gate DIR [--baseline DIR|summary.json] [--threshold ...]
+const gateUsage = `Usage: bindrace gate DIR [--baseline FILE|DIR] [--threshold ...]
 
 Re-applies the gate to a saved race session (or each sub-session of a multi-race session) and
 prints the reasons and the headline. Thresholds are those stored in the session unless
---threshold overrides them. With --baseline, per-response counter limits are checked against the
-baseline session; throughput is always judged by the ratios measured inside DIR, never by an
-absolute figure carried from another session.
+--threshold overrides them.
+
+With --baseline (a file written by 'bindrace baseline write', e.g. baselines/ci.json, or a saved
+session directory), the candidate's deterministic counts (cachegrind instructions per response)
+must not grow by more than counter_max_growth_pct (default +1%) over the baseline's. A baseline
+of another target, build kind, PGO profile, counters mode, scenario, connections or pipelining
+is refused (exit 2, naming what differs). Throughput is only noted beside the baseline's: it is
+always judged by the ratios measured inside DIR, never by a figure carried from another session.
 
 Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 error or incomplete session.`
 
 // GateCommand is `bindrace gate`.
 func GateCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gate", gateUsage, stderr)
-	baseline := fs.String("baseline", "", "baseline session directory or its summary.json")
+	baseline := fs.String("baseline", "", "baseline file (bindrace baseline write) or a saved session directory")
 	var ths []string
 	fs.StringArrayVar(&ths, "threshold", nil, "override a threshold (as for race): a number = min_median_delta_pct, or name=value")
 	asJSON := fs.Bool("json", false, "print the re-gated summary.json on stdout")
@@ -268,6 +274,12 @@ func GateCommand(args []string, stdout, stderr io.Writer) int {
 	default:
 		return fail(fmt.Errorf("%s is a %s session: the gate applies to races", dir, kind))
 	}
+	var baseFile *session.Baseline
+	if *baseline != "" {
+		if baseFile, err = readBaseline(*baseline); err != nil {
+			return fail(fmt.Errorf("--baseline: %w", err))
+		}
+	}
 	verdict := session.Pass
 	var outs []*session.Summary
 	for _, sb := range subs {
@@ -284,10 +296,10 @@ func GateCommand(args []string, stdout, stderr io.Writer) int {
 			}
 			s.Thresholds = p.Thresholds
 		}
-		var base *session.Summary
-		if *baseline != "" {
-			if base, err = loadBaseline(*baseline, sb.name); err != nil {
-				return fail(fmt.Errorf("--baseline: %w", err))
+		var base *gate.Baseline
+		if baseFile != nil {
+			if base, err = gate.MatchBaseline(s, baseFile, *baseline); err != nil {
+				return fail(err)
 			}
 		}
 		gate.Apply(s, base)
@@ -317,29 +329,110 @@ func GateCommand(args []string, stdout, stderr io.Writer) int {
 	return gate.ExitCode(verdict)
 }
 
-// loadBaseline reads the baseline summary; for a multi-race baseline the sub-session of the
-// same name (or the only one).
-func loadBaseline(path, name string) (*session.Summary, error) {
-	kind, err := session.Kind(path)
+// readBaseline reads a baseline file, or makes one from a saved race session's counts.
+func readBaseline(path string) (*session.Baseline, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		sums, err := raceSummaries(path)
+		if err != nil {
+			return nil, err
+		}
+		return gate.NewBaseline(sums, path)
+	}
+	return session.LoadBaseline(path)
+}
+
+// raceSummaries loads a race session's summaries: one, or each sub-session's of a race set.
+func raceSummaries(dir string) ([]*session.Summary, error) {
+	kind, err := session.Kind(dir)
 	if err != nil {
 		return nil, err
 	}
 	switch kind {
 	case "race":
-		return session.LoadSummary(path)
-	case "race-set":
-		ix, err := session.LoadIndex(path)
+		s, err := session.LoadSummary(dir)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range ix.Sessions {
-			if e.Name == name || (name == "" && len(ix.Sessions) == 1) {
-				return session.LoadSummary(filepath.Join(session.DirOf(path), e.Dir))
-			}
+		return []*session.Summary{s}, nil
+	case "race-set":
+		ix, err := session.LoadIndex(dir)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("%s has no sub-session %q", path, name)
+		var out []*session.Summary
+		for _, e := range ix.Sessions {
+			s, err := session.LoadSummary(filepath.Join(session.DirOf(dir), e.Dir))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
 	}
-	return nil, fmt.Errorf("%s is a %s session, not a race", path, kind)
+	return nil, fmt.Errorf("%s is a %s session, not a race", dir, kind)
+}
+
+const baselineUsage = `Usage: bindrace baseline write DIR [--out FILE]
+
+Writes the candidate's deterministic counts (cachegrind instructions and the other counts per
+response) of a saved race session, per scenario and shape, to a baseline file that
+'bindrace gate DIR --baseline FILE' holds later sessions to. The session must have counted with
+cachegrind (--counters cachegrind, or a profile with "counters": "cachegrind"), like the ci
+profile. The file also names the build (kind, PGO profile hash) it is valid for.
+
+Default --out: baselines/<profile>.json in the repository.`
+
+// BaselineCommand is `bindrace baseline write`.
+func BaselineCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("baseline", baselineUsage, stderr)
+	out := fs.String("out", "", "baseline file to write (default baselines/<profile>.json)")
+	if code, done := parse(fs, "baseline", baselineUsage, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() != 2 || fs.Arg(0) != "write" {
+		fmt.Fprintln(stderr, "bindrace baseline: want 'write DIR'\nRun 'bindrace baseline --help' for usage.")
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "bindrace baseline: %v\n", err)
+		return 2
+	}
+	dir := session.DirOf(fs.Arg(1))
+	sums, err := raceSummaries(dir)
+	if err != nil {
+		return fail(err)
+	}
+	b, err := gate.NewBaseline(sums, dir)
+	if err != nil {
+		return fail(err)
+	}
+	path := *out
+	if path == "" {
+		name := session.SafeName(sums[0].Shape.Profile)
+		path = filepath.Join(session.Root(), "baselines", name+".json")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fail(err)
+	}
+	if err := session.WriteJSON(path, b); err != nil {
+		return fail(err)
+	}
+	for _, e := range b.Entries {
+		fmt.Fprintf(stdout, "%s %s (%d connections, pipelining %d): %.1f instructions per response\n",
+			b.Target, e.Scenario, e.Connections, e.Pipelining, e.Counters["instructions"])
+	}
+	fmt.Fprintf(stdout, "wrote %s (build %s, profile %s)\n", path, b.Build["kind"], orNone(b.Build["profile_sha256"]))
+	return 0
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
 }
 
 const reportUsage = `Usage: bindrace report DIR [--format md|html|csv|json|benchfmt]

@@ -108,6 +108,28 @@ func Complement(list string, n int) string {
 	return strings.Join(parts, ",")
 }
 
+// Overlap reports whether two CPU lists share a CPU ("" is every CPU).
+func Overlap(a, b string) bool {
+	if a == "" || b == "" {
+		return true
+	}
+	ca, err1 := ParseCPUs(a)
+	cb, err2 := ParseCPUs(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	in := map[int]bool{}
+	for _, c := range ca {
+		in[c] = true
+	}
+	for _, c := range cb {
+		if in[c] {
+			return true
+		}
+	}
+	return false
+}
+
 // CountCPUs is the number of CPUs in list, or all CPUs for "".
 func CountCPUs(list string) int {
 	if list == "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,10 @@ type Options struct {
 	Seed    int64            // matrix order; race: bootstrap resampling
 	SeedSet bool
 
+	// AllowUnequalThreads races targets that serve with different thread counts (or an unknown
+	// one); the headline then says so.
+	AllowUnequalThreads bool
+
 	Out       string   // session directory; "" = <repo>/results/<session>
 	JSON      bool     // stdout: summary.json only
 	Command   []string // the full command line, recorded
@@ -48,7 +53,7 @@ func planOf(p *profile.Profile) (Plan, error) {
 		Profile: p.Name, Connections: p.Connections, Pipelining: p.Pipelining, Workers: p.Workers,
 		Threads: p.Threads, Warmup: p.Warmup.D(), Duration: p.Duration.D(), Settle: p.Settle.D(),
 		Cooldown: p.Cooldown.D(), CPUsServer: p.CPUsServer, CPUsClient: p.CPUsClient,
-		Counters: p.Counters, StartTimeout: 30 * time.Second,
+		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), StartTimeout: 30 * time.Second,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
 		if err := CheckCPUs(list); err != nil {
@@ -60,6 +65,9 @@ func planOf(p *profile.Profile) (Plan, error) {
 		pl.CPUsServer, pl.CPUsClient = DefaultCPUs(runtime.NumCPU())
 	case pl.CPUsClient == "":
 		pl.CPUsClient = Complement(pl.CPUsServer, runtime.NumCPU())
+		if pl.CPUsClient == "" { // the server has every CPU: the client shares them
+			pl.CPUsClient = pl.CPUsServer
+		}
 	case pl.CPUsServer == "":
 		pl.CPUsServer = Complement(pl.CPUsClient, runtime.NumCPU())
 	}
@@ -145,6 +153,19 @@ func Race(ctx context.Context, o Options) RaceResult {
 	if !o.SeedSet {
 		o.Seed = NewSeed()
 	}
+	pairs := gate.EvenUp(o.Profile.Pairs)
+	level := stats.CheckLevel(o.Profile.Confidence, o.Profile.FallibleChecks())
+	var warnings []string
+	if pairs != o.Profile.Pairs {
+		warnings = append(warnings, fmt.Sprintf("pairs rounded up from %d to %d, so AB and BA orders come equally often", o.Profile.Pairs, pairs))
+	}
+	if need := gate.EvenUp(stats.MinSamples(level)); pairs < need {
+		warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
+			pairs, pctText(level), need))
+	}
+	if Overlap(pl.CPUsServer, pl.CPUsClient) {
+		warnings = append(warnings, fmt.Sprintf("server CPUs %q and load generator CPUs %q overlap: the client takes CPU from the server, so throughput measures both", pl.CPUsServer, pl.CPUsClient))
+	}
 	eng := newEngine(pl, prog, o.ServerLog)
 	defer eng.stopAll()
 	if err := eng.resolve(o.A, o.B); err != nil {
@@ -164,13 +185,28 @@ func Race(ctx context.Context, o Options) RaceResult {
 	}
 	defer restore()
 
-	prog.Logf("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q",
-		o.A, o.B, pl.Profile, racesText(races), o.Profile.Pairs, pl.Duration, pl.Warmup, pl.CPUsServer, pl.CPUsClient)
+	prog.Logf("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
+		o.A, o.B, pl.Profile, racesText(races), pairs, pl.Duration, pl.Warmup, pl.CPUsServer, pl.CPUsClient, pctText(level))
+	for _, w := range warnings {
+		prog.Logf("warning: %s", w)
+	}
 	if err := eng.preflight(ctx, []string{o.A, o.B}, scs); err != nil {
 		if ctx.Err() != nil {
 			return failSetup(errors.New(interruptReason(ctx, err) + " before measuring; nothing saved"))
 		}
 		return failSetup(err)
+	}
+	sideA, sideB := eng.side(o.A), eng.side(o.B)
+	unequal := sideA.Threads != sideB.Threads || sideA.Threads == 0
+	if unequal {
+		msg := fmt.Sprintf("unequal server threads: %s serves with %s, %s with %s (asked for %d)",
+			o.A, threadsText(sideA.Threads), o.B, threadsText(sideB.Threads), pl.serverThreads())
+		if !o.AllowUnequalThreads {
+			return failSetup(errors.New(msg + "; a fair race gives both the same threads (a cmd: target takes {threads} in its command); --allow-unequal-threads races them anyway"))
+		}
+		warnings = append(warnings, msg+" (--allow-unequal-threads): the delta partly measures the thread counts")
+	} else if sideA.Threads != pl.serverThreads() {
+		warnings = append(warnings, fmt.Sprintf("both sides serve with %s, not the %d asked for", threadsText(sideA.Threads), pl.serverThreads()))
 	}
 
 	dir := o.Out
@@ -204,12 +240,12 @@ func Race(ctx context.Context, o Options) RaceResult {
 			if multi {
 				prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(races), r.Name)
 			}
-			var raw []session.Run
-			var pairs []session.Pair
-			var cut error
-			pairs, raw, cut = racePairs(ctx, eng, o, r, byName[r.Scenario], prefix, ri == len(races)-1)
-			*s = stats.Summarize(pairs, o.Profile.Thresholds, o.Seed)
+			measured, raw, cut := racePairs(ctx, eng, o, pairs, r, byName[r.Scenario], prefix, ri == len(races)-1)
+			*s = stats.Summarize(measured, o.Profile.GateThresholds(), level)
 			s.A, s.B, s.Scenario = o.A, o.B, r.Scenario
+			if cut == nil && o.Profile.Has(profile.CountersCachegrind) {
+				cut = eng.countInto(ctx, s, r, byName[r.Scenario], o.Profile)
+			}
 			if cut != nil {
 				s.Incomplete = interruptReason(ctx, cut)
 				stopped = s.Incomplete
@@ -219,18 +255,25 @@ func Race(ctx context.Context, o Options) RaceResult {
 				writeErr = err
 			}
 		}
+		s.SchemaVersion, s.Kind = session.SchemaVersion, "race"
 		s.Connections, s.Pipelining = r.Connections, r.Pipelining
 		s.Unit = unitOf(byName[r.Scenario])
 		s.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
-		s.Shape.Pairs = o.Profile.Pairs
+		s.Shape.Pairs, s.Shape.PairsAsked = pairs, o.Profile.Pairs
 		s.Shape.Seed = o.Seed
 		s.BVersion = bVersion
-		s.CountersMode = pl.Counters
+		s.SideA, s.SideB, s.UnequalThreads = sideA, sideB, unequal
+		s.CILevel, s.FamilyConfidence, s.FallibleChecks = level, o.Profile.Confidence, o.Profile.FallibleChecks()
+		s.DecideOn = o.Profile.DecideOn
+		s.Thresholds = o.Profile.GateThresholds()
+		if s.CountersMode == "" && pl.Perf {
+			s.CountersMode = profile.CountersPerf
+		}
 		s.CountersUnsupported = eng.unsupportedCounters()
 		if s.Counters == nil {
 			s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
 		}
-		for _, w := range man.Warnings {
+		for _, w := range append(warnings, man.Warnings...) {
 			s.Warnings = stats.AppendWarning(s.Warnings, w)
 		}
 		s.Started, s.Finished = started, time.Now().UTC()
@@ -301,8 +344,7 @@ type raceSetJSON struct {
 
 // racePairs measures the pairs of one race. On an interrupt or a dead/broken target it stops
 // and returns what it has (a half-measured pair included, its missing run carrying the error).
-func racePairs(ctx context.Context, eng *engine, o Options, r profile.Race, sc scenario.Scenario, prefix string, lastRace bool) ([]session.Pair, []session.Run, error) {
-	n := o.Profile.Pairs
+func racePairs(ctx context.Context, eng *engine, o Options, n int, r profile.Race, sc scenario.Scenario, prefix string, lastRace bool) ([]session.Pair, []session.Run, error) {
 	var pairs []session.Pair
 	var raw []session.Run
 	for i := 0; i < n; i++ {
@@ -392,6 +434,21 @@ func racesText(rs []profile.Race) string {
 		parts = append(parts, fmt.Sprintf("%s (%d connections, pipelining %d)", r.Scenario, r.Connections, r.Pipelining))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// pctText prints a level as "95%" or "97.5%".
+func pctText(level float64) string {
+	return strconv.FormatFloat(level*100, 'f', -1, 64) + "%"
+}
+
+func threadsText(n int) string {
+	switch n {
+	case 0:
+		return "an unknown thread count"
+	case 1:
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
 }
 
 func methodLines(pl Plan) []string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -31,7 +32,8 @@ type Plan struct {
 	Cooldown    time.Duration
 	CPUsServer  string
 	CPUsClient  string
-	Counters    string // "" or "perf"
+	Perf        bool          // perf_event counters per run
+	BusySample  time.Duration // machine idle/steal read before each run
 	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
 	StartTimeout time.Duration
 }
@@ -93,6 +95,13 @@ type engine struct {
 	live map[*targets.Server]bool // servers started and not yet stopped
 
 	unsupported map[string]string // counters that could not be read, with the reason
+	info        map[string]targetInfo
+}
+
+// targetInfo is what preflight learnt of a target: the conditions a race compares.
+type targetInfo struct {
+	threads int               // what the server reported serving with; 0 = unknown
+	build   map[string]string // targets.Target.Build
 }
 
 func newEngine(plan Plan, prog *Progress, log io.Writer) *engine {
@@ -100,7 +109,8 @@ func newEngine(plan Plan, prog *Progress, log io.Writer) *engine {
 		log = io.Discard
 	}
 	return &engine{plan: plan, prog: prog, log: log, resolved: map[string]*targets.Target{},
-		artefact: map[string]int64{}, live: map[*targets.Server]bool{}, unsupported: map[string]string{}}
+		artefact: map[string]int64{}, live: map[*targets.Server]bool{}, unsupported: map[string]string{},
+		info: map[string]targetInfo{}}
 }
 
 // resolve resolves every name once; an unknown name is an error naming it.
@@ -167,15 +177,27 @@ func (e *engine) stopAll() {
 }
 
 // preflight starts each target once and verifies every scenario of the session before
-// anything is measured: a target that serves a wrong answer gets no number.
+// anything is measured: a target that serves a wrong answer gets no number. It also learns each
+// target's build and the threads it serves with (e.info).
 func (e *engine) preflight(ctx context.Context, names []string, scs []scenario.Scenario) error {
 	for _, n := range names {
 		e.prog.Logf("verifying %s (%s)", n, scenarioNames(scs))
+		build, err := e.resolved[n].Build()
+		if err != nil {
+			return err
+		}
 		srv, err := e.start(ctx, n)
 		if err != nil {
 			return err
 		}
 		verr := targets.Verify(ctx, n, srv.Addr(), scs)
+		ti := targetInfo{build: build}
+		if inf, err := srv.Info(); err == nil {
+			ti.threads = inf.Threads
+		} else if e.resolved[n].TakesThreads() {
+			ti.threads = e.plan.serverThreads() // a cmd: target given {threads}, without the info route
+		}
+		e.info[n] = ti
 		e.stop(srv)
 		if verr != nil {
 			if ctx.Err() != nil {
@@ -217,6 +239,14 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 	}()
 	if ctx.Err() != nil {
 		return run, ErrInterrupted
+	}
+	if e.plan.BusySample > 0 {
+		e.status(rs, "sampling the machine", 0, 0)
+		if busy, steal, berr := machine.SampleBusy(ctx, e.plan.BusySample); berr == nil {
+			run.BusyPct, run.StealPct = round2(busy), round2(steal)
+		} else if ctx.Err() != nil {
+			return run, ErrInterrupted
+		}
 	}
 	e.status(rs, "starting", 0, 0)
 	srv, err := e.start(ctx, rs.target)
@@ -319,7 +349,7 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 			started = true
 			u0, u0err = srv.Usage()
 			t0 = time.Now()
-			if e.plan.Counters == "perf" {
+			if e.plan.Perf {
 				perf, perfErr = counters.StartPerf(srv.Pid)
 			}
 		},
@@ -398,10 +428,13 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 			run.RSSMiB = mib(u.RSSBytes)
 		}
 	}
-	if h, herr := srv.Heap(); herr == nil && h > 0 {
-		run.HeapMiB = mib(h)
+	if inf, ierr := srv.Info(); ierr == nil {
+		if inf.HeapBytes > 0 {
+			run.HeapMiB = mib(inf.HeapBytes)
+		}
+		run.Threads = inf.Threads
 	}
-	if e.plan.Counters == "perf" {
+	if e.plan.Perf {
 		if perfErr != nil {
 			e.unsupported["perf"] = perfErr.Error()
 		} else if started && stopped {
@@ -462,13 +495,15 @@ func (e *engine) status(rs runSpec, phase string, elapsed time.Duration, rate fl
 	e.prog.Status(rs.label, phase, elapsed, rate, rateUnit(rs.sc))
 }
 
-// cooldown pauses between runs; false if the session was cancelled.
+// cooldown pauses between runs, less the busy sample that starts the next run (Run.BusyPct,
+// StealPct): it counts towards the cooldown, which it ends. False if the session was cancelled.
 func (e *engine) cooldown(ctx context.Context, label string) bool {
-	if e.plan.Cooldown <= 0 {
+	rest := e.plan.Cooldown - e.plan.BusySample
+	if rest <= 0 {
 		return ctx.Err() == nil
 	}
 	e.prog.Status(label, "cooldown", 0, 0, "")
-	return sleep(ctx, e.plan.Cooldown)
+	return sleep(ctx, rest)
 }
 
 func (e *engine) unsupportedCounters() map[string]string {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -56,6 +57,14 @@ func fmtPct(x float64) string {
 }
 
 // fmtPlainPct is an unsigned share (CPU, CV): 98.30%.
+// fmtLevel prints a confidence level: 0.975 -> "97.5%".
+func fmtLevel(x float64) string {
+	if missing(x) {
+		return dash
+	}
+	return strconv.FormatFloat(math.Round(x*10000)/100, 'f', -1, 64) + "%"
+}
+
 func fmtPlainPct(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return dash

@@ -54,9 +54,15 @@ func raceDocument(sd *sessionDir) document {
 	d.list(shape...)
 
 	d.h2("Regression threshold: " + verdictWord(s.Verdict))
-	th := s.Thresholds
-	d.p(fmt.Sprintf("Thresholds: median throughput delta at least %s with its 95%% CI; p99 delta at most %s; at most %d errors.",
-		fmtPct(th.MinMedianDeltaPct), fmtPct(th.MaxP99DeltaPct), th.MaxErrors))
+	d.p(fmt.Sprintf("Each check passes when the whole %s interval of its paired median delta is on the good side of its limit, fails when it is wholly on the bad side, and is inconclusive in between; deterministic counts are compared directly. %d statistical checks share a %s family confidence, so a build raced against itself fails at most %s of the time.",
+		fmtLevel(s.CILevel), s.FallibleChecks, fmtLevel(s.FamilyConfidence), fmtLevel(1-s.FamilyConfidence)))
+	if len(s.Checks) > 0 {
+		var rows [][]string
+		for _, c := range s.Checks {
+			rows = append(rows, checkRow(c))
+		}
+		d.table([]string{"check", "verdict", "delta", "interval", "real coverage", "limit"}, rows)
+	}
 	if len(s.Reasons) > 0 {
 		d.list(s.Reasons...)
 	}
@@ -93,10 +99,14 @@ func raceDocument(sd *sessionDir) document {
 	d.table([]string{"metric", a, b, "delta", "how to read"}, runtimeRows(s, runsA, runsB))
 
 	d.h2("Statistics")
+	ci := "none: too few pairs for a bounded interval"
+	if s.CIPct != nil {
+		ci = fmt.Sprintf("[%s, %s], real coverage %s (order statistics of the per-pair deltas; exact binomial, distribution-free)",
+			fmtPct(s.CIPct[0]), fmtPct(s.CIPct[1]), fmtLevel(s.CIConfidence))
+	}
 	d.table([]string{"statistic", "value"}, [][]string{
 		{"median delta", fmtPct(s.MedianDeltaPct)},
-		{"95% CI of the median delta", fmt.Sprintf("[%s, %s] (bootstrap, %s resamples, percentile method)",
-			fmtPct(s.CI95Pct[0]), fmtPct(s.CI95Pct[1]), group(stats.Resamples, 0))},
+		{fmtLevel(s.CILevel) + " interval of the median delta", ci},
 		{"min / max delta", fmtPct(s.MinDeltaPct) + " / " + fmtPct(s.MaxDeltaPct)},
 		{"wins", fmt.Sprintf("%d of %d pairs", s.Wins, valid)},
 		{"CV of throughput, " + a, fmtPlainPct(s.StatsA.CVPct)},
@@ -107,6 +117,32 @@ func raceDocument(sd *sessionDir) document {
 	countersSection(&d, s)
 	tailSections(&d, s.Warnings, sh.Command, sd.manifest)
 	return d
+}
+
+// checkRow is one gated check as a table row.
+func checkRow(c session.Check) []string {
+	delta, iv, cov := dash, dash, dash
+	if c.Delta != nil {
+		if c.Metric == "errors" {
+			delta = fmt.Sprint(*c.Delta)
+		} else {
+			delta = fmtPct(*c.Delta)
+		}
+	}
+	if c.Interval != nil {
+		iv = fmt.Sprintf("[%s, %s]", fmtPct(c.Interval[0]), fmtPct(c.Interval[1]))
+	}
+	if c.Confidence != nil {
+		cov = fmtLevel(*c.Confidence)
+	}
+	limit := "≤ " + fmtPct(c.Limit)
+	if c.Bound == "min" {
+		limit = "≥ " + fmtPct(c.Limit)
+	}
+	if c.Metric == "errors" {
+		limit = fmt.Sprintf("≤ %d", int64(c.Limit))
+	}
+	return []string{c.Metric, c.Verdict, delta, iv, cov, limit}
 }
 
 func sideRuns(pairs []session.Pair) (a, b []session.Run) {

@@ -43,7 +43,8 @@ func writeRace(t *testing.T, a string) (string, *session.Summary) {
 		ps = append(ps, p)
 		raw.Runs = append(raw.Runs, p.A, p.B)
 	}
-	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10}, 1)
+	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10}, 0.95)
+	s.FamilyConfidence, s.FallibleChecks = 0.95, 2
 	s.BVersion = "20.30.0"
 	s.Connections, s.Pipelining = 100, 10
 	s.Shape = session.Shape{Profile: "release-linux", Scenario: "ping", Connections: 100, Pipelining: 10, Workers: 4, Pairs: 10,
@@ -96,7 +97,8 @@ func TestMarkdown(t *testing.T) {
 		"## All 10 pairs, no selection.",
 		"| throughput (responses/s) | 495,290 | 437,172 | +12.71% | higher is better |",
 		"| p99 latency | 3.90 ms | 4.39 ms | -11.19% | lower is better |",
-		"order effect", "95% CI of the median delta",
+		"order effect", "95% interval of the median delta", "real coverage 97.85%",
+		"| rps | PASS | +12.71% | [+11.39%, +14.93%] | 97.85% | ≥ -2.00% |", "| p99_ms | PASS |", "| errors | PASS | 0 | — | — | ≤ 0 |",
 		"## CPU counters per response", "| instructions | 9,177.51 | 10,450.00 | -12.18% |",
 		"cycles: not supported: no PMU in this VM (ENOENT)",
 		"bindrace race --a binding --b uws --profile release-linux",

@@ -62,9 +62,11 @@ type Want struct {
 	BodySHA256  string            // ... and hash, hex
 }
 
-// HeapPath is the background route every target answers with {"heap_bytes": N}; the harness
-// reads it outside measurement windows only.
-const HeapPath = "/__bindrace/heap"
+// InfoPath is the background route every target answers with {"heap_bytes": N, "threads": T}:
+// its heap in use (Go heap, or V8's heapUsed summed over its isolates) and the threads it serves
+// with (event loops, GOMAXPROCS, or uWebSockets.js apps), so a race can check both sides got
+// the same. The harness reads it outside measurement windows only.
+const InfoPath = "/__bindrace/info"
 
 // Route is a method and path pattern (":name" segments, trailing "*").
 type Route struct{ Method, Path string }
@@ -91,7 +93,7 @@ var BackgroundRoutes = []Route{
 	{"GET", "/json/schema"},
 	{"PATCH", "/api/v1/settings"},
 	{"GET", "/v/:version/docs/*"},
-	{"GET", HeapPath},
+	{"GET", InfoPath},
 }
 
 // Bench header: the params scenario sends it and servers read it dynamically (not echoed),

@@ -32,7 +32,7 @@ type Manifest struct {
 	CPUModel  string     `json:"cpu_model"`
 	CPUCount  int        `json:"cpu_count"`
 	Governor  string     `json:"governor"`   // scaling_governor of every CPU, or "n/a"
-	LoadAvg   [3]float64 `json:"load_avg"`   // before the run
+	LoadAvg   [3]float64 `json:"load_avg"`   // when the session started: a trailing average of what ran before, for reading only
 	Throttle  string     `json:"throttling"` // thermal throttle counters, or "n/a"
 	GoVersion string     `json:"go_version"` // the harness's toolchain
 	GoEnv     string     `json:"go_toolchain,omitempty"`
@@ -80,9 +80,6 @@ func Collect(o CollectOptions) *Manifest {
 	if m.Node == "" {
 		m.Node = "n/a"
 	}
-	if m.LoadAvg[0] > 0.5*float64(m.CPUCount) {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("busy machine: load average %.2f before the run on %d CPUs (more than half the cores busy); figures are noisier", m.LoadAvg[0], m.CPUCount))
-	}
 	if m.Throttle != "n/a" && m.Throttle != "" && !strings.HasSuffix(m.Throttle, " 0") && strings.Contains(m.Throttle, "throttle") {
 		m.Warnings = append(m.Warnings, "the CPU reports thermal throttling events: "+m.Throttle)
 	}
@@ -108,16 +105,6 @@ func Collect(o CollectOptions) *Manifest {
 		}
 	}
 	return m
-}
-
-// BusyWarning re-reads the load average (e.g. just before measuring).
-func BusyWarning() string {
-	la := loadAvg()
-	n := runtime.NumCPU()
-	if la[0] > 0.5*float64(n) {
-		return fmt.Sprintf("busy machine: load average %.2f on %d CPUs", la[0], n)
-	}
-	return ""
 }
 
 func cstr(b []byte) string {

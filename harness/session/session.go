@@ -5,6 +5,10 @@ package session
 
 import "time"
 
+// SchemaVersion is the version of summary.json's layout. 2: order-statistic intervals at a
+// recorded level (ci_pct, ci_level, paired), machine-readable checks, per-side conditions.
+const SchemaVersion = 2
+
 // Verdicts and the exit codes the CLI maps them to.
 const (
 	Pass         = "PASS"         // exit 0
@@ -38,6 +42,12 @@ type Run struct {
 	HeapMiB         float64 `json:"heap_mib,omitempty"` // Go or V8 heap, when the target reports it
 	StartupMs       float64 `json:"startup_ms"`         // spawn to first valid response
 	ArtifactBytes   int64   `json:"artifact_bytes"`
+	Threads         int     `json:"threads,omitempty"` // threads the server said it serves with
+
+	// The machine in the second before the run: share of all CPUs' time not idle, and stolen by
+	// the hypervisor (from /proc/stat). A busy or stolen machine measures its neighbours too.
+	BusyPct  float64 `json:"busy_pct"`
+	StealPct float64 `json:"steal_pct"`
 
 	// Counters per response for this run (perf mode), by name; unsupported ones are absent here
 	// and listed with their reason in Summary.CountersUnsupported.
@@ -62,6 +72,7 @@ type Shape struct {
 	Pipelining  int      `json:"pipelining"`
 	Workers     int      `json:"workers"`
 	Pairs       int      `json:"pairs,omitempty"`
+	PairsAsked  int      `json:"pairs_asked,omitempty"` // before rounding up to an even count
 	Rounds      int      `json:"rounds,omitempty"`
 	Seed        int64    `json:"seed,omitempty"`
 	WarmupS     float64  `json:"warmup_s"`
@@ -88,12 +99,46 @@ type SideStats struct {
 	Errors       int64   `json:"errors"`
 }
 
+// Side is what one side of a race ran as: the conditions the gate compares must be equal.
+type Side struct {
+	Target  string            `json:"target"`
+	Threads int               `json:"threads"` // server threads it reported serving with; 0 = unknown
+	CPUs    string            `json:"cpus"`    // the server's taskset list
+	Build   map[string]string `json:"build"`   // kind (release, plain, npm, go-module, external), hashes, versions
+}
+
+// Paired is one metric's per-pair deltas, (A-B)/B in percent, summarised: their median and the
+// order-statistic interval of that median at the session's ci_level.
+type Paired struct {
+	MedianPct  float64     `json:"median_pct"`
+	CIPct      *[2]float64 `json:"ci_pct"`     // null: too few pairs for a bounded interval
+	Confidence float64     `json:"confidence"` // the interval's real coverage (>= ci_level); 0 without one
+	N          int         `json:"n"`          // pairs behind it
+	MinPct     float64     `json:"min_pct"`
+	MaxPct     float64     `json:"max_pct"`
+}
+
+// Check is one gated comparison, as a program reads it; Reasons holds the same for people.
+type Check struct {
+	Metric     string      `json:"metric"`  // rps, rps_per_cpu_second, p99_ms, errors, instructions, baseline:instructions, ...
+	Verdict    string      `json:"verdict"` // PASS, FAIL or INCONCLUSIVE
+	Delta      *float64    `json:"delta"`   // percent (a count for errors); null when not measured
+	Interval   *[2]float64 `json:"interval"`
+	Confidence *float64    `json:"confidence"` // real coverage of interval; null for deterministic checks
+	Limit      float64     `json:"limit"`
+	Bound      string      `json:"bound"` // "min": delta must stay at or above limit; "max": at or below
+	N          int         `json:"n,omitempty"`
+	Reason     string      `json:"reason"`
+}
+
 // Summary is summary.json of a race: the verdict and the figures it rests on.
 type Summary struct {
-	Kind     string   `json:"kind"` // "race"
-	Verdict  string   `json:"verdict"`
-	Headline string   `json:"headline"` // the one-line verdict printed at the end of a race
-	Reasons  []string `json:"reasons"`  // why the gate decided as it did, one line per threshold
+	SchemaVersion int      `json:"schema_version"`
+	Kind          string   `json:"kind"` // "race"
+	Verdict       string   `json:"verdict"`
+	Headline      string   `json:"headline"` // the one-line verdict printed at the end of a race
+	Reasons       []string `json:"reasons"`  // why the gate decided as it did, one line per check
+	Checks        []Check  `json:"checks"`
 
 	A           string `json:"a"`
 	B           string `json:"b"`
@@ -103,23 +148,36 @@ type Summary struct {
 	Connections int    `json:"connections"`
 	Pipelining  int    `json:"pipelining"`
 	Shape       Shape  `json:"shape"`
+	SideA       Side   `json:"side_a"`
+	SideB       Side   `json:"side_b"`
+	// UnequalThreads is set when the race ran with --allow-unequal-threads and the sides differ.
+	UnequalThreads bool `json:"unequal_threads,omitempty"`
 
-	MedianDeltaPct float64    `json:"median_delta_pct"`
-	MinDeltaPct    float64    `json:"min_delta_pct"`
-	MaxDeltaPct    float64    `json:"max_delta_pct"`
-	CI95Pct        [2]float64 `json:"ci95_pct"`         // bootstrap 95% CI of the median delta
-	Wins           int        `json:"wins"`             // pairs A won on throughput
-	OrderEffectPct float64    `json:"order_effect_pct"` // mean delta of AB pairs minus BA pairs
-	P95DeltaPct    float64    `json:"p95_delta_pct"`
-	P99DeltaPct    float64    `json:"p99_delta_pct"`
-	StatsA         SideStats  `json:"stats_a"`
-	StatsB         SideStats  `json:"stats_b"`
-	Pairs          []Pair     `json:"pairs"`
+	// Statistics. CILevel is the level every interval was computed at: the profile's family
+	// confidence shared among the checks that can fail (stats.CheckLevel).
+	CILevel          float64           `json:"ci_level"`
+	FamilyConfidence float64           `json:"family_confidence"`
+	FallibleChecks   int               `json:"fallible_checks"` // statistical checks of the whole profile sharing the budget
+	DecideOn         string            `json:"decide_on"`       // "rps" or "rps_per_cpu_second"
+	MedianDeltaPct   float64           `json:"median_delta_pct"`
+	MinDeltaPct      float64           `json:"min_delta_pct"`
+	MaxDeltaPct      float64           `json:"max_delta_pct"`
+	CIPct            *[2]float64       `json:"ci_pct"`        // interval of median_delta_pct; null: too few pairs
+	CIConfidence     float64           `json:"ci_confidence"` // its real coverage
+	Paired           map[string]Paired `json:"paired"`        // rps, rps_per_cpu_second, p95_ms, p99_ms
+	Wins             int               `json:"wins"`          // pairs A won on throughput
+	OrderEffectPct   float64           `json:"order_effect_pct"`
+	StatsA           SideStats         `json:"stats_a"`
+	StatsB           SideStats         `json:"stats_b"`
+	Pairs            []Pair            `json:"pairs"`
 
-	// Counters per response, by side; unsupported counters with the reason.
-	Counters            map[string]map[string]float64 `json:"counters"` // "a"/"b" -> name -> value
-	CountersMode        string                        `json:"counters_mode,omitempty"`
-	CountersUnsupported map[string]string             `json:"counters_unsupported,omitempty"`
+	// Counters per response, by side ("a"/"b" -> name -> value) in CountersMode; for
+	// cachegrind the median of CounterSamples (one value per repetition).
+	Counters            map[string]map[string]float64   `json:"counters"`
+	CountersMode        string                          `json:"counters_mode,omitempty"`
+	CounterSamples      map[string]map[string][]float64 `json:"counter_samples,omitempty"`
+	CounterShape        *CounterShape                   `json:"counter_shape,omitempty"`
+	CountersUnsupported map[string]string               `json:"counters_unsupported,omitempty"`
 
 	Thresholds Thresholds `json:"thresholds"`
 	Warnings   []string   `json:"warnings,omitempty"`   // client-bound runs, busy machine, ...
@@ -128,12 +186,23 @@ type Summary struct {
 	Finished   time.Time  `json:"finished"`
 }
 
+// CounterShape is how deterministic counts were driven: one connection, N then 2N requests in
+// batches of Pipelining, Reps times per side.
+type CounterShape struct {
+	N           int `json:"n"`
+	Reps        int `json:"reps"`
+	Connections int `json:"connections"`
+	Pipelining  int `json:"pipelining"`
+}
+
 // Thresholds are the gate's limits, from the profile or flags.
 type Thresholds struct {
 	MinMedianDeltaPct float64 `json:"min_median_delta_pct"` // e.g. -2: A may be at most 2% slower
 	MaxP99DeltaPct    float64 `json:"max_p99_delta_pct"`    // e.g. 10: A's p99 at most 10% higher
 	MaxErrors         int64   `json:"max_errors"`
-	// Counter limits against a baseline session: name -> max growth in percent.
+	// Deterministic counts of A against B in the same session: name -> max delta in percent.
+	CounterMaxDeltaPct map[string]float64 `json:"counter_max_delta_pct,omitempty"`
+	// Deterministic counts of A against a committed baseline: name -> max growth in percent.
 	CounterMaxGrowthPct map[string]float64 `json:"counter_max_growth_pct,omitempty"`
 }
 

@@ -73,29 +73,3 @@ func TestPearson(t *testing.T) {
 		t.Error("length mismatch must be undefined")
 	}
 }
-
-func TestBootstrapMedianCI(t *testing.T) {
-	deltas := []float64{12.24, 13.84, 14.93, 11.59, 13.18, 9.58, 17.55, 13.97, 11.71, 11.39}
-	lo1, hi1 := BootstrapMedianCI(deltas, 0, 42)
-	lo2, hi2 := BootstrapMedianCI(deltas, 0, 42)
-	if lo1 != lo2 || hi1 != hi2 {
-		t.Fatalf("not deterministic for one seed: [%v %v] vs [%v %v]", lo1, hi1, lo2, hi2)
-	}
-	med := Median(deltas)
-	if !(lo1 <= med && med <= hi1) {
-		t.Errorf("CI [%v, %v] does not contain the median %v", lo1, hi1, med)
-	}
-	if lo1 < Min(deltas) || hi1 > Max(deltas) || hi1-lo1 <= 0 {
-		t.Errorf("CI [%v, %v] outside the data or empty", lo1, hi1)
-	}
-	lo3, hi3 := BootstrapMedianCI(deltas, 0, 7)
-	t.Logf("seed 42: [%.3f, %.3f]; seed 7: [%.3f, %.3f]", lo1, hi1, lo3, hi3)
-
-	lo, hi := BootstrapMedianCI([]float64{5, 5, 5, 5}, 1000, 1)
-	if lo != 5 || hi != 5 {
-		t.Errorf("constant deltas: CI [%v, %v], want [5, 5]", lo, hi)
-	}
-	if lo, hi := BootstrapMedianCI(nil, 0, 1); !math.IsNaN(lo) || !math.IsNaN(hi) {
-		t.Error("empty input must give NaN")
-	}
-}

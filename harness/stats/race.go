@@ -4,29 +4,31 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
 // Summarize computes a race's statistics from its pairs and returns a Summary with them filled
-// in: Kind, A, B, Scenario (from the first pair), Pairs (DeltaPct recomputed for valid pairs so
-// it always agrees with the runs), MedianDeltaPct, Min/MaxDeltaPct, CI95Pct, Wins,
-// OrderEffectPct, P95DeltaPct, P99DeltaPct, StatsA, StatsB, Thresholds, Counters (the median
-// per-response value per side, only when runs carry counters) and Warnings about pairs left out
-// or client-bound runs. The caller fills the rest (shape, versions, verdict, times).
+// in: Kind, SchemaVersion, A, B, Scenario (from the first pair), Pairs (DeltaPct recomputed for
+// valid pairs so it always agrees with the runs), the paired deltas of throughput, throughput
+// per server CPU-second, p95 and p99 with their order-statistic intervals at level
+// (MedianDeltaPct, CIPct and the Paired map), Wins, OrderEffectPct, StatsA, StatsB, Thresholds,
+// Counters (the median per-response value per side, only when runs carry counters) and Warnings
+// about pairs left out or client-bound runs. The caller fills the rest (shape, sides, verdict).
 //
-// Pair deltas are DeltaPct(A.RPS, B.RPS): positive means A is faster. The median delta is the
+// Pair deltas are DeltaPct(A, B): positive means A's figure is higher. The median delta is the
 // median of the per-pair deltas, not the delta of the medians: each pair ran back to back on the
 // same machine state, so its ratio cancels slow drift that the side medians would carry.
-func Summarize(pairs []session.Pair, th session.Thresholds, seed int64) session.Summary {
-	s := session.Summary{Kind: "race", Thresholds: th}
+func Summarize(pairs []session.Pair, th session.Thresholds, level float64) session.Summary {
+	s := session.Summary{SchemaVersion: session.SchemaVersion, Kind: "race", Thresholds: th, CILevel: level}
 	s.Pairs = make([]session.Pair, len(pairs))
 	copy(s.Pairs, pairs)
 	if len(pairs) > 0 {
 		s.A, s.B, s.Scenario = pairs[0].A.Target, pairs[0].B.Target, pairs[0].A.Scenario
 	}
 
-	var deltas, ab, ba []float64
-	var runsA, runsB []session.Run
+	var ab, ba []float64
+	var runsA, runsB, valid []session.Run
 	var skipped []int
 	for i := range s.Pairs {
 		p := &s.Pairs[i]
@@ -35,8 +37,8 @@ func Summarize(pairs []session.Pair, th session.Thresholds, seed int64) session.
 			skipped = append(skipped, p.Index)
 			continue
 		}
+		valid = append(valid, p.A, p.B)
 		p.DeltaPct = DeltaPct(p.A.RPS, p.B.RPS)
-		deltas = append(deltas, p.DeltaPct)
 		if p.DeltaPct > 0 {
 			s.Wins++
 		}
@@ -48,11 +50,16 @@ func Summarize(pairs []session.Pair, th session.Thresholds, seed int64) session.
 		}
 	}
 
-	s.MedianDeltaPct = finite(Median(deltas))
-	s.MinDeltaPct = finite(Min(deltas))
-	s.MaxDeltaPct = finite(Max(deltas))
-	lo, hi := BootstrapMedianCI(deltas, Resamples, seed)
-	s.CI95Pct = [2]float64{finite(lo), finite(hi)}
+	s.Paired = map[string]session.Paired{}
+	for _, m := range PairedMetrics {
+		if pd, ok := pairedDelta(s.Pairs, m.Get, level); ok {
+			s.Paired[m.Name] = pd
+		}
+	}
+	if rps, ok := s.Paired[MetricRPS]; ok {
+		s.MedianDeltaPct, s.MinDeltaPct, s.MaxDeltaPct = rps.MedianPct, rps.MinPct, rps.MaxPct
+		s.CIPct, s.CIConfidence = rps.CIPct, rps.Confidence
+	}
 	// Order effect is only defined with both orders present; otherwise 0 (and with one pair
 	// there is nothing to balance anyway).
 	if len(ab) > 0 && len(ba) > 0 {
@@ -60,8 +67,6 @@ func Summarize(pairs []session.Pair, th session.Thresholds, seed int64) session.
 	}
 
 	s.StatsA, s.StatsB = Side(runsA), Side(runsB)
-	s.P95DeltaPct = finite(DeltaPct(s.StatsA.MedianP95Ms, s.StatsB.MedianP95Ms))
-	s.P99DeltaPct = finite(DeltaPct(s.StatsA.MedianP99Ms, s.StatsB.MedianP99Ms))
 	s.Counters = medianCounters(runsA, runsB)
 
 	if len(skipped) > 0 {
@@ -69,13 +74,79 @@ func Summarize(pairs []session.Pair, th session.Thresholds, seed int64) session.
 			"%d of %d pairs left out of the statistics because a run failed (pairs %v); they stay in the report",
 			len(skipped), len(pairs), skipped))
 	}
-	if len(deltas) == 0 && len(pairs) > 0 {
-		s.Warnings = AppendWarning(s.Warnings, "no pair finished: every delta and interval is 0 and means nothing")
+	if len(valid) == 0 && len(pairs) > 0 {
+		s.Warnings = AppendWarning(s.Warnings, "no pair finished: every delta is 0 and means nothing")
 	}
 	if w := clientBoundWarning(append(runsA, runsB...)); w != "" {
 		s.Warnings = AppendWarning(s.Warnings, w)
 	}
+	if w := busyWarning(append(runsA, runsB...)); w != "" {
+		s.Warnings = AppendWarning(s.Warnings, w)
+	}
 	return s
+}
+
+// busyWarning names the runs that started on a machine doing something else, or losing time
+// to its hypervisor: their figures carry that noise.
+func busyWarning(runs []session.Run) string {
+	n := 0
+	var busy, steal float64
+	for _, r := range runs {
+		if r.BusyPct > machine.BusyWarnPct || r.StealPct > machine.StealWarnPct {
+			n++
+		}
+		busy, steal = max(busy, r.BusyPct), max(steal, r.StealPct)
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d runs started on a busy machine (in the second before: up to %.0f%% of the CPUs busy, %.1f%% stolen by the hypervisor; limits %d%% and %d%%): their figures include that noise",
+		n, len(runs), busy, steal, machine.BusyWarnPct, machine.StealWarnPct)
+}
+
+// Names of the paired metrics in Summary.Paired.
+const (
+	MetricRPS          = "rps"
+	MetricRPSPerCPUSec = "rps_per_cpu_second"
+	MetricP95          = "p95_ms"
+	MetricP99          = "p99_ms"
+)
+
+// PairedMetrics are the figures compared pair by pair. A pair counts for a metric only when both
+// of its runs finished and measured the figure (a run without CPU samples has no
+// rps_per_cpu_second).
+var PairedMetrics = []struct {
+	Name string
+	Get  func(session.Run) float64
+}{
+	{MetricRPS, func(r session.Run) float64 { return r.RPS }},
+	{MetricRPSPerCPUSec, func(r session.Run) float64 { return r.RPSPerCPUSecond }},
+	{MetricP95, func(r session.Run) float64 { return r.P95Ms }},
+	{MetricP99, func(r session.Run) float64 { return r.P99Ms }},
+}
+
+// pairedDelta summarises one metric's per-pair deltas; false when no pair measured it.
+func pairedDelta(pairs []session.Pair, get func(session.Run) float64, level float64) (session.Paired, bool) {
+	var deltas []float64
+	for _, p := range pairs {
+		if !PairValid(p) {
+			continue
+		}
+		a, b := get(p.A), get(p.B)
+		if a > 0 && b > 0 {
+			deltas = append(deltas, DeltaPct(a, b))
+		}
+	}
+	if len(deltas) == 0 {
+		return session.Paired{}, false
+	}
+	iv := MedianInterval(deltas, level)
+	pd := session.Paired{MedianPct: iv.Median, Confidence: finite(iv.Confidence), N: iv.N,
+		MinPct: Min(deltas), MaxPct: Max(deltas)}
+	if iv.Bounded() {
+		pd.CIPct = &[2]float64{iv.Lo, iv.Hi}
+	}
+	return pd, true
 }
 
 // medianCounters returns side -> counter -> median per-response value over the runs that carry

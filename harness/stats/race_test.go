@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/session"
@@ -31,7 +32,7 @@ func makePairs() []session.Pair {
 }
 
 func TestSummarizeSeedPage(t *testing.T) {
-	s := Summarize(makePairs(), session.Thresholds{MinMedianDeltaPct: -2}, 1)
+	s := Summarize(makePairs(), session.Thresholds{MinMedianDeltaPct: -2}, 0.95)
 	if !near(s.MedianDeltaPct, 12.71, 0.01) {
 		t.Errorf("median delta %.3f, want 12.71 as published", s.MedianDeltaPct)
 	}
@@ -41,15 +42,19 @@ func TestSummarizeSeedPage(t *testing.T) {
 	if !near(s.MinDeltaPct, 9.58, 0.01) || !near(s.MaxDeltaPct, 17.55, 0.01) {
 		t.Errorf("min/max %.2f/%.2f", s.MinDeltaPct, s.MaxDeltaPct)
 	}
-	if !(s.CI95Pct[0] <= s.MedianDeltaPct && s.MedianDeltaPct <= s.CI95Pct[1]) {
-		t.Errorf("CI %v excludes median", s.CI95Pct)
+	// 10 pairs at 95%: the 2nd and 9th smallest deltas, coverage 97.85%.
+	if s.CIPct == nil || !near(s.CIPct[0], 11.39, 0.01) || !near(s.CIPct[1], 14.93, 0.01) || !near(s.CIConfidence, 0.9785, 0.0001) {
+		t.Errorf("CI %v confidence %v", s.CIPct, s.CIConfidence)
+	}
+	if s.SchemaVersion != session.SchemaVersion || s.CILevel != 0.95 {
+		t.Errorf("schema %d level %v", s.SchemaVersion, s.CILevel)
 	}
 	if !near(s.StatsA.MedianRPS, 495290.5, 0.01) || !near(s.StatsA.MedianP99Ms, 3.896, 1e-9) {
 		t.Errorf("stats A %+v", s.StatsA)
 	}
-	// Published: p99 3.896 vs 4.387 -> -11.20%.
-	if !near(s.P99DeltaPct, -11.19, 0.01) {
-		t.Errorf("p99 delta %.3f", s.P99DeltaPct)
+	// p99 is compared pair by pair too: the median of the ten per-pair p99 deltas.
+	if p99 := s.Paired[MetricP99]; p99.N != 10 || !near(p99.MedianPct, -10.31, 0.01) || p99.CIPct == nil {
+		t.Errorf("paired p99 %+v", p99)
 	}
 	var ab, ba []float64
 	for _, p := range s.Pairs {
@@ -76,7 +81,7 @@ func TestSummarizeFailedPairAndCounters(t *testing.T) {
 	for i := range ps {
 		ps[i].A.Counters = map[string]float64{"instructions": 9000 + float64(i)}
 	}
-	s := Summarize(ps, session.Thresholds{}, 1)
+	s := Summarize(ps, session.Thresholds{}, 0.95)
 	if len(s.Pairs) != 4 {
 		t.Fatal("a failed pair must stay in the session")
 	}
@@ -96,8 +101,11 @@ func TestSummarizeFailedPairAndCounters(t *testing.T) {
 }
 
 func TestSummarizeEmptyIsJSONSafe(t *testing.T) {
-	s := Summarize(nil, session.Thresholds{}, 1)
-	for _, v := range []float64{s.MedianDeltaPct, s.CI95Pct[0], s.CI95Pct[1], s.P99DeltaPct, s.StatsA.CVPct} {
+	s := Summarize(nil, session.Thresholds{}, 0.95)
+	if s.CIPct != nil || len(s.Paired) != 0 {
+		t.Errorf("an empty race has an interval: %+v", s)
+	}
+	for _, v := range []float64{s.MedianDeltaPct, s.StatsA.CVPct} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			t.Fatalf("non-finite value in empty summary: %+v", s)
 		}
@@ -132,5 +140,17 @@ func TestMatrix(t *testing.T) {
 	SummarizeMatrix(m)
 	if m.SlotCorrelation != 0 || len(m.Warnings) != 1 {
 		t.Errorf("constant throughput: r %v warnings %q", m.SlotCorrelation, m.Warnings)
+	}
+}
+
+func TestBusyWarning(t *testing.T) {
+	ps := makePairs()[:6]
+	if s := Summarize(ps, session.Thresholds{}, 0.95); len(s.Warnings) != 0 {
+		t.Errorf("quiet machine warned: %q", s.Warnings)
+	}
+	ps[1].A.BusyPct, ps[4].B.StealPct = 35, 3.5
+	s := Summarize(ps, session.Thresholds{}, 0.95)
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "2 of 12 runs started on a busy machine") || !strings.Contains(s.Warnings[0], "35% of the CPUs busy, 3.5% stolen") {
+		t.Errorf("warnings %q", s.Warnings)
 	}
 }

@@ -34,7 +34,7 @@ func TestBindingTargets(t *testing.T) {
 			if err := Verify(context.Background(), name, s.Addr(), scenario.HTTP()); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Heap(); err != nil {
+			if _, err := s.Info(); err != nil {
 				t.Error(err)
 			}
 			if p, n, err := tg.Artifact(); err != nil || p != path || n <= 0 {

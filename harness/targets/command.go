@@ -60,8 +60,12 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		}
 		argv = append(wrap, node, js)
 		env = append(env, "NODE_PATH="+t.modulesDir())
+		if o.Threads > 0 {
+			env = append(env, "THREADS="+strconv.Itoa(o.Threads))
+		}
 	case KindCommand:
 		cmd := strings.ReplaceAll(t.Command, "{port}", p)
+		cmd = strings.ReplaceAll(cmd, "{threads}", strconv.Itoa(max(o.Threads, 1)))
 		if isSimpleCommand(cmd) {
 			argv = []string{"sh", "-c", "exec " + shellJoin(wrap) + cmd}
 		} else {

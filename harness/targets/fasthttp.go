@@ -23,8 +23,8 @@ func newFastHTTP() *fasthttp.Server {
 	r.handle("GET", "/video", fastVideo)
 	r.handle("GET", scenario.WSPath, fastWS)
 	for _, br := range scenario.BackgroundRoutes {
-		if br.Path == scenario.HeapPath {
-			r.handle(br.Method, br.Path, fastHeap)
+		if br.Path == scenario.InfoPath {
+			r.handle(br.Method, br.Path, fastInfo)
 			continue
 		}
 		r.handle(br.Method, br.Path, fastBackground)
@@ -87,9 +87,9 @@ func fastWS(ctx *fasthttp.RequestCtx, _ *params) {
 	fastUpgrader.Upgrade(ctx, func(c *fastws.Conn) { wsEcho(c) })
 }
 
-func fastHeap(ctx *fasthttp.RequestCtx, _ *params) {
+func fastInfo(ctx *fasthttp.RequestCtx, _ *params) {
 	ctx.SetContentType("application/json")
-	ctx.SetBody(heapJSON())
+	ctx.SetBody(infoJSON())
 }
 
 func fastBackground(ctx *fasthttp.RequestCtx, _ *params) {
@@ -97,10 +97,12 @@ func fastBackground(ctx *fasthttp.RequestCtx, _ *params) {
 	ctx.SetBodyString("background")
 }
 
-// heapJSON is the heap route's body for the Go targets: the Go heap in use.
-func heapJSON() []byte {
+// infoJSON is the info route's body for the Go targets: the Go heap in use, and GOMAXPROCS as
+// their thread count (the goroutines serving connections run on that many threads).
+func infoJSON() []byte {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	b := strconv.AppendUint([]byte(`{"heap_bytes": `), m.HeapInuse, 10)
+	b = strconv.AppendInt(append(b, `, "threads": `...), int64(runtime.GOMAXPROCS(0)), 10)
 	return append(b, '}')
 }

@@ -71,10 +71,10 @@ func newNetHTTP() *http.Server {
 	})
 	for _, br := range scenario.BackgroundRoutes {
 		pat := br.Method + " " + muxPattern(br.Path)
-		if br.Path == scenario.HeapPath {
+		if br.Path == scenario.InfoPath {
 			mux.HandleFunc(pat, func(w http.ResponseWriter, r *http.Request) {
 				w.Header()["Content-Type"] = appJSON
-				w.Write(heapJSON())
+				w.Write(infoJSON())
 			})
 			continue
 		}

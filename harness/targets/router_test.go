@@ -73,7 +73,7 @@ func TestMuxPattern(t *testing.T) {
 		"/api/v1/users/:id":  "/api/v1/users/{id}",
 		"/static/*":          "/static/{rest...}",
 		"/v/:version/docs/*": "/v/{version}/docs/{rest...}",
-		"/__bindrace/heap":   "/__bindrace/heap",
+		"/__bindrace/info":   "/__bindrace/info",
 	} {
 		if got := muxPattern(in); got != want {
 			t.Errorf("muxPattern(%q) = %q, want %q", in, got, want)

@@ -48,8 +48,8 @@ func TestStartStopGoTarget(t *testing.T) {
 	if u.RSSBytes < scenario.VideoSize || u.PeakRSSBytes < u.RSSBytes || u.CPUSeconds <= 0 {
 		t.Errorf("usage %+v", u)
 	}
-	if h, err := s.Heap(); err != nil || h < scenario.VideoSize {
-		t.Errorf("heap %d, %v", h, err)
+	if h, err := s.Info(); err != nil || h.HeapBytes < scenario.VideoSize {
+		t.Errorf("info %+v, %v", h, err)
 	}
 	// taskset execs the server: the pid is the server itself, pinned to CPU 0.
 	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.Pid))

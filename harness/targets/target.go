@@ -83,7 +83,11 @@ func resolveBinding(name, binary, make string, static bool) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
-	path := filepath.Join(root, "bin", binary)
+	dir := filepath.Join(root, "bin")
+	if d := os.Getenv("BINDRACE_BIN"); d != "" {
+		dir = d // servers built elsewhere, e.g. a candidate from another checkout
+	}
+	path := filepath.Join(dir, binary)
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
 		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
 	}
@@ -162,6 +166,46 @@ func (t *Target) Versions() map[string]string {
 		v["command"] = t.Command
 	}
 	return v
+}
+
+// Build says what a side of a race ran, for the summary and for matching a baseline: "kind"
+// (release, plain, instrumented or source for the binding's builds; npm, go-module, go-stdlib,
+// external), plus the hashes and versions that pin it. A binding binary is asked itself
+// (`--build-info`), so the answer holds for that binary whatever build/ holds now.
+func (t *Target) Build() (map[string]string, error) {
+	b := map[string]string{}
+	switch t.Kind {
+	case KindBinding:
+		out, err := exec.Command(t.binary, "--build-info").Output()
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %s --build-info: %w", t.Name, t.binary, err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			return nil, fmt.Errorf("target %s: %s --build-info printed %q: %w", t.Name, t.binary, out, err)
+		}
+		b["kind"] = b["variant"]
+		delete(b, "variant")
+	case KindGo:
+		b["go"] = runtime.Version()
+		if t.Name == "fasthttp" {
+			b["kind"], b["version"] = "go-module", depVersion("github.com/valyala/fasthttp")
+		} else {
+			b["kind"] = "go-stdlib"
+		}
+	case KindNode:
+		v := map[string]string{}
+		t.nodeVersions(v)
+		b["kind"], b["version"], b["node"] = "npm", v[upstreamPackage], v["node"]
+	case KindCommand:
+		b["kind"], b["command"] = "external", t.Command
+	}
+	return b, nil
+}
+
+// TakesThreads reports whether the target can be told its thread count: every kind but a
+// cmd: command without "{threads}".
+func (t *Target) TakesThreads() bool {
+	return t.Kind != KindCommand || strings.Contains(t.Command, "{threads}")
 }
 
 // readManifest flattens the manifest's scalar fields; nested values are left to the report.

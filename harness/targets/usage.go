@@ -81,27 +81,34 @@ func parseStatusRSS(status string) (rss, peak int64) {
 	return rss, peak
 }
 
-// Heap asks the server for its heap in use (Go heap, or V8's heapUsed) on scenario.HeapPath.
-func (s *Server) Heap() (int64, error) {
+// Info is what a scenario server says about itself on scenario.InfoPath.
+type Info struct {
+	HeapBytes int64 // Go heap in use, or V8's heapUsed summed over the server's isolates
+	Threads   int   // threads it serves with; 0 when it did not say
+}
+
+// Info asks the server for its heap in use and thread count on scenario.InfoPath.
+func (s *Server) Info() (Info, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr()+scenario.HeapPath, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr()+scenario.InfoPath, nil)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("target %s: heap: %w", s.Target, err)
+		return Info{}, fmt.Errorf("target %s: info: %w", s.Target, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if err != nil {
-		return 0, fmt.Errorf("target %s: heap: %w", s.Target, err)
+		return Info{}, fmt.Errorf("target %s: info: %w", s.Target, err)
 	}
 	var h struct {
 		HeapBytes *int64 `json:"heap_bytes"`
+		Threads   int    `json:"threads"`
 	}
 	if resp.StatusCode != 200 || json.Unmarshal(body, &h) != nil || h.HeapBytes == nil {
-		return 0, fmt.Errorf("target %s: heap: GET %s answered %d %q, want {\"heap_bytes\": N}",
-			s.Target, scenario.HeapPath, resp.StatusCode, truncate(string(body), 200))
+		return Info{}, fmt.Errorf("target %s: info: GET %s answered %d %q, want {\"heap_bytes\": N, \"threads\": T}",
+			s.Target, scenario.InfoPath, resp.StatusCode, truncate(string(body), 200))
 	}
-	return *h.HeapBytes, nil
+	return Info{HeapBytes: *h.HeapBytes, Threads: h.Threads}, nil
 }

@@ -66,7 +66,7 @@ func (t *Target) bundle() (string, error) {
 		Define: map[string]string{
 			"BINDRACE_BACKGROUND_ROUTES": string(routesJSON),
 			"BINDRACE_VIDEO_SIZE":        fmt.Sprint(scenario.VideoSize),
-			"BINDRACE_HEAP_PATH":         str(scenario.HeapPath),
+			"BINDRACE_INFO_PATH":         str(scenario.InfoPath),
 			"BINDRACE_BENCH_HEADER":      str(scenario.BenchHeader),
 			"BINDRACE_UPSTREAM":          str(upstreamPackage),
 			"BINDRACE_WS_PATH":           str(scenario.WSPath),

@@ -2,6 +2,8 @@ package targets
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,8 +24,8 @@ func TestUWS(t *testing.T) {
 	// uWebSockets lets a GET of /ws that is no upgrade fall through to the catch-all (404); the
 	// Go targets' upgraders answer 400. Neither is part of the scenario.
 	checkStatus(t, s.Addr(), "GET", scenario.WSPath, 404)
-	if h, err := s.Heap(); err != nil || h <= 0 {
-		t.Errorf("heap %d, %v", h, err)
+	if h, err := s.Info(); err != nil || h.HeapBytes <= 0 {
+		t.Errorf("info %+v, %v", h, err)
 	}
 	if u, err := s.Usage(); err != nil || u.RSSBytes < scenario.VideoSize {
 		t.Errorf("usage %+v, %v", u, err)
@@ -40,4 +42,52 @@ func TestUWS(t *testing.T) {
 		t.Errorf("Stop: %v", err)
 	}
 	waitGone(t, s.Pid, "uws server")
+}
+
+// With Threads 3 the uws target runs three uWebSockets.js apps (the main thread's and two
+// worker threads) on the port, as the binding runs three loops: every one of them answers,
+// and the info route reports three threads and the heaps of all three isolates.
+func TestUWSThreads(t *testing.T) {
+	_, one := startUWS(t, StartOptions{Threads: 1})
+	single, err := one.Info()
+	if err != nil || single.Threads != 1 {
+		t.Fatalf("1 thread: %+v %v", single, err)
+	}
+	one.Stop()
+	_, s := startUWS(t, StartOptions{Threads: 3})
+	if err := Verify(context.Background(), "uws", s.Addr(), scenario.HTTP()); err != nil {
+		t.Fatal(err)
+	}
+	inf, err := s.Info()
+	if err != nil || inf.Threads != 3 || inf.HeapBytes < 2*single.HeapBytes {
+		t.Errorf("3 threads: %+v (one thread: %+v), %v", inf, single, err)
+	}
+	// Each app says which it is; over fresh connections the kernel spreads them over all three.
+	seen := map[int]bool{}
+	for i := 0; i < 60 && len(seen) < 3; i++ {
+		seen[appIndex(t, s.Addr())] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("apps answering: %v, want 0, 1 and 2", seen)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	waitGone(t, s.Pid, "uws server")
+}
+
+// appIndex asks the info route on a fresh connection which uws app answered.
+func appIndex(t *testing.T, addr string) int {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Get("http://" + addr + scenario.InfoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct{ Thread *int }
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.Thread == nil {
+		t.Fatalf("info: %v", err)
+	}
+	return *v.Thread
 }

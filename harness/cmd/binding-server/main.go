@@ -2,6 +2,7 @@
 // binding-plain and, with --static, binding-static).
 //
 //	binding-server --port 3000 [--threads 2] [--static]
+//	binding-server --build-info   (which native core it links, as JSON)
 //
 // With --static, ping, the video and the ws-echo messages are answered entirely in C++
 // (App.Static, App.StaticBody, App.StaticWebSocketEcho); params and json need per-request work
@@ -10,12 +11,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/bindrace/bindrace/binding"
 )
 
 func main() {
@@ -23,12 +28,19 @@ func main() {
 	threads := flag.Int("threads", 1, "event loop threads")
 	static := flag.Bool("static", false, "answer ping, the video and ws-echo in C++ only")
 	host := flag.String("host", "127.0.0.1", "address to listen on")
+	buildInfo := flag.Bool("build-info", false, "print which native core this binary links (JSON) and exit")
 	flag.Parse()
+	if *buildInfo {
+		b := binding.NativeBuild()
+		b["go"] = runtime.Version()
+		json.NewEncoder(os.Stdout).Encode(b)
+		return
+	}
 	if *port <= 0 {
 		fmt.Fprintln(os.Stderr, "binding-server: --port P is required")
 		os.Exit(2)
 	}
-	app, err := newApp(*static)
+	app, err := newApp(*static, *threads)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "binding-server:", err)
 		os.Exit(1)

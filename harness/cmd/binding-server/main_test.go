@@ -73,7 +73,7 @@ func check(t *testing.T, s scenario.Scenario, res *http.Response) {
 func TestScenarios(t *testing.T) {
 	for _, static := range []bool{false, true} {
 		t.Run(fmt.Sprintf("static=%v", static), func(t *testing.T) {
-			app, err := newApp(static)
+			app, err := newApp(static, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,13 +99,13 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			checkWSEcho(t, host)
-			res, err := http.Get("http://" + host + scenario.HeapPath)
+			res, err := http.Get("http://" + host + scenario.InfoPath)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var heap map[string]uint64
-			if err := json.NewDecoder(res.Body).Decode(&heap); err != nil || heap["heap_bytes"] == 0 {
-				t.Fatalf("heap: %v %v", heap, err)
+			if err := json.NewDecoder(res.Body).Decode(&heap); err != nil || heap["heap_bytes"] == 0 || heap["threads"] != 2 {
+				t.Fatalf("info: %v %v", heap, err)
 			}
 			res.Body.Close()
 			for _, r := range scenario.BackgroundRoutes {

@@ -8,8 +8,9 @@ import (
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-// newApp registers every scenario route and the background routes.
-func newApp(static bool) (*binding.App, error) {
+// newApp registers every scenario route and the background routes; threads is the loop count
+// the info route reports.
+func newApp(static bool, threads int) (*binding.App, error) {
 	app := binding.New(binding.Config{})
 	video := binding.NewBodyFunc(scenario.VideoSize, scenario.FillVideo)
 	if static {
@@ -38,8 +39,8 @@ func newApp(static bool) (*binding.App, error) {
 	app.Post("/json", mirrorJSON)
 	for _, rt := range scenario.BackgroundRoutes {
 		h := background
-		if rt.Path == scenario.HeapPath {
-			h = heap
+		if rt.Path == scenario.InfoPath {
+			h = info(threads)
 		}
 		if err := app.Handle(rt.Method, rt.Path, h); err != nil {
 			return nil, err
@@ -52,6 +53,7 @@ func newApp(static bool) (*binding.App, error) {
 func wsEcho(ws *binding.WS, msg []byte, binary bool) { ws.Send(msg, binary) }
 
 func ping(w *binding.Response, r *binding.Request) {
+	regress(r)
 	w.Header("content-type", "text/plain")
 	w.WriteString("hi")
 }
@@ -80,12 +82,15 @@ func mirrorJSON(w *binding.Response, r *binding.Request) {
 	w.Write(out)
 }
 
-func heap(w *binding.Response, r *binding.Request) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	out, _ := json.Marshal(map[string]uint64{"heap_bytes": ms.HeapInuse})
-	w.Header("content-type", "application/json")
-	w.Write(out)
+// info answers scenario.InfoPath: the Go heap in use and the event loops serving.
+func info(threads int) binding.Handler {
+	return func(w *binding.Response, r *binding.Request) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		out, _ := json.Marshal(map[string]uint64{"heap_bytes": ms.HeapInuse, "threads": uint64(threads)})
+		w.Header("content-type", "application/json")
+		w.Write(out)
+	}
 }
 
 func background(w *binding.Response, r *binding.Request) {

@@ -162,8 +162,8 @@ func TestFaults(t *testing.T) {
 
 func TestRaceJSON(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
-	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "2", "--duration", "1s",
-		"--warmup", "200ms", "--cooldown", "0", "--out", dir, "--json")
+	r := cli(t, 90*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "6", "--duration", "400ms",
+		"--warmup", "200ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	if r.code == 2 {
 		t.Fatalf("exit 2\nstderr: %s", r.stderr)
 	}
@@ -173,9 +173,33 @@ func TestRaceJSON(t *testing.T) {
 	}
 	var generic map[string]any
 	json.Unmarshal([]byte(r.stdout), &generic)
-	for _, k := range []string{"verdict", "a", "b", "scenario", "connections", "pipelining", "median_delta_pct", "pairs", "counters"} {
+	for _, k := range []string{"schema_version", "verdict", "a", "b", "scenario", "connections", "pipelining", "median_delta_pct",
+		"ci_pct", "ci_level", "ci_confidence", "paired", "checks", "side_a", "side_b", "pairs", "counters"} {
 		if _, ok := generic[k]; !ok {
 			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	if s.SchemaVersion != session.SchemaVersion || s.CILevel != 0.95 || s.CIPct == nil || s.CIConfidence < 0.95 {
+		t.Errorf("schema %d, level %v, interval %v at %v", s.SchemaVersion, s.CILevel, s.CIPct, s.CIConfidence)
+	}
+	// Every check says what it compared, with its interval and real coverage where statistical.
+	metrics := map[string]session.Check{}
+	for _, c := range s.Checks {
+		metrics[c.Metric] = c
+	}
+	if c := metrics["rps"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.95 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
+		t.Errorf("throughput check %+v", c)
+	}
+	if c := metrics["p99_ms"]; c.Interval == nil || c.Bound != "max" || c.Limit != 25 {
+		t.Errorf("p99 check %+v", c)
+	}
+	if c := metrics["errors"]; c.Verdict != session.Pass || c.Confidence != nil {
+		t.Errorf("errors check %+v", c)
+	}
+	// Both sides ran on the same CPU with one thread each, and say what they are.
+	for _, sd := range []session.Side{s.SideA, s.SideB} {
+		if sd.Threads != 1 || sd.CPUs == "" || sd.Build["kind"] == "" {
+			t.Errorf("side %+v", sd)
 		}
 	}
 	if s.Verdict == "" || s.A != "fasthttp" || s.B != "nethttp" || s.Scenario != "ping" || s.Connections != 100 || s.Pipelining != 10 {
@@ -184,13 +208,16 @@ func TestRaceJSON(t *testing.T) {
 	if want := map[string]int{session.Pass: 0, session.Fail: 1, session.Inconclusive: 3}[s.Verdict]; r.code != want {
 		t.Errorf("verdict %s but exit %d", s.Verdict, r.code)
 	}
-	if len(s.Pairs) != 2 || s.Pairs[0].Order != "AB" || s.Pairs[1].Order != "BA" {
+	if len(s.Pairs) != 6 || s.Pairs[0].Order != "AB" || s.Pairs[1].Order != "BA" {
 		t.Fatalf("pairs: %+v", s.Pairs)
 	}
 	for _, p := range s.Pairs {
 		for _, run := range []session.Run{p.A, p.B} {
 			if run.RPS <= 0 || run.P99Ms <= 0 || run.ServerCPUPct <= 0 || run.Responses <= 0 || run.Error != "" {
 				t.Errorf("pair %d %s: rps %v p99 %v cpu %v responses %d error %q", p.Index, run.Target, run.RPS, run.P99Ms, run.ServerCPUPct, run.Responses, run.Error)
+			}
+			if run.Threads != 1 || run.BusyPct < 0 || run.BusyPct > 100 {
+				t.Errorf("pair %d %s: threads %d busy %v", p.Index, run.Target, run.Threads, run.BusyPct)
 			}
 			if run.RSSMiB <= 0 || run.PeakRSSMiB <= 0 || run.StartupMs <= 0 {
 				t.Errorf("pair %d %s: rss %v peak %v startup %v", p.Index, run.Target, run.RSSMiB, run.PeakRSSMiB, run.StartupMs)
@@ -207,7 +234,7 @@ func TestRaceJSON(t *testing.T) {
 		}
 	}
 	raw, err := session.LoadRaw(dir)
-	if err != nil || len(raw.Runs) != 4 {
+	if err != nil || len(raw.Runs) != 12 {
 		t.Errorf("raw.json: %v runs, %v", raw, err)
 	}
 	man, err := session.LoadManifest(dir)
@@ -221,13 +248,14 @@ func TestRaceJSON(t *testing.T) {
 	if g.code != r.code || !strings.Contains(g.stdout, s.Headline) {
 		t.Errorf("gate: exit %d (race %d)\n%s%s", g.code, r.code, g.stdout, g.stderr)
 	}
-	g = cli(t, 20*time.Second, "gate", dir, "--threshold", "100000")
+	g = cli(t, 20*time.Second, "gate", dir, "--threshold", "max_p99_delta_pct=-1000")
 	if g.code != 1 {
 		t.Errorf("gate with an impossible threshold: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
-	g = cli(t, 20*time.Second, "gate", dir, "--baseline", filepath.Join(dir, "summary.json"))
-	if g.code != r.code {
-		t.Errorf("gate against itself: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	// A session without deterministic counts cannot be a baseline: refused, naming why.
+	g = cli(t, 20*time.Second, "gate", dir, "--baseline", dir)
+	if g.code != 2 || !strings.Contains(g.stderr, "no cachegrind counts") {
+		t.Errorf("gate against a session without counts: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
 	// report renders each format.
 	for _, f := range []string{"md", "csv", "json", "benchfmt", "html"} {
@@ -243,7 +271,7 @@ func TestTargetDiesMidRun(t *testing.T) {
 	// Serves correctly, then its server is killed 1.5 s after start: mid-measurement.
 	dying := fmt.Sprintf("cmd:sh -c '%s serve --target nethttp --port {port} & p=$!; sleep 1.5; kill -9 $p'", bin)
 	r := cli(t, 60*time.Second, "race", "--a", dying, "--b", "fasthttp", "--pairs", "2", "--duration", "3s",
-		"--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--out", dir, "--json")
+		"--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	if r.code != 2 {
 		t.Fatalf("exit %d, want 2\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
@@ -268,7 +296,7 @@ func TestTargetDiesMidRun(t *testing.T) {
 func TestInterrupt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "4", "--duration", "2s",
-		"--warmup", "100ms", "--cooldown", "0", "--out", dir)
+		"--warmup", "100ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir)
 	cmd.Dir = root
 	var errb targets.SyncBuffer
 	cmd.Stderr = &errb
@@ -313,7 +341,7 @@ func TestInterrupt(t *testing.T) {
 func TestMatrix(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "matrix")
 	r := cli(t, 60*time.Second, "matrix", "--targets", "fasthttp,nethttp", "--rounds", "2", "--seed", "7",
-		"--duration", "500ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--out", dir, "--json")
+		"--duration", "500ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -376,8 +404,8 @@ func TestRaceBindingAndUWS(t *testing.T) {
 				t.Skip("skipped: " + why)
 			}
 			dir := filepath.Join(t.TempDir(), "s")
-			r := cli(t, 90*time.Second, "race", "--a", c.a, "--b", c.b, "--pairs", "1", "--duration", "1s",
-				"--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--out", dir, "--json")
+			r := cli(t, 90*time.Second, "race", "--a", c.a, "--b", c.b, "--pairs", "2", "--duration", "1s",
+				"--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 			if r.code == 2 {
 				t.Fatalf("exit 2\n%s", r.stderr)
 			}
@@ -385,7 +413,7 @@ func TestRaceBindingAndUWS(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
 				t.Fatalf("%v\n%s", err, r.stdout)
 			}
-			if len(s.Pairs) != 1 || s.Pairs[0].A.RPS <= 0 || s.Pairs[0].B.RPS <= 0 {
+			if len(s.Pairs) != 2 || s.Pairs[0].A.RPS <= 0 || s.Pairs[0].B.RPS <= 0 || s.SideA.Threads != 1 || s.SideB.Threads != 1 {
 				t.Errorf("pairs: %+v", s.Pairs)
 			}
 			noLeftovers(t)
@@ -398,7 +426,7 @@ func TestRaceBindingAndUWS(t *testing.T) {
 func TestRaceSet(t *testing.T) {
 	prof := filepath.Join(t.TempDir(), "set.json")
 	os.WriteFile(prof, []byte(`{"scenarios": ["ping", "params"], "pairs": 1, "duration": "300ms", "warmup": "100ms",
-		"settle": "0s", "cooldown": "0s", "connections": 20, "pipelining": 4,
+		"settle": "0s", "cooldown": "0s", "busy_sample": "0s", "connections": 20, "pipelining": 4,
 		"thresholds": {"min_median_delta_pct": -100000, "max_p99_delta_pct": 100000, "max_errors": 0},
 		"extra_races": [{"scenario": "ping", "pipelining": 1}]}`), 0o644)
 	dir := filepath.Join(t.TempDir(), "set")
@@ -480,7 +508,7 @@ h.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 func TestRaceWebSocket(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--scenario", "ws-echo", "--pairs", "2",
-		"--duration", "1s", "--warmup", "200ms", "--cooldown", "0", "--out", dir, "--json")
+		"--duration", "1s", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	if r.code == 2 {
 		t.Fatalf("exit 2\nstderr: %s", r.stderr)
 	}

@@ -38,7 +38,8 @@ var commands = []command{
 	{"counters", "hardware/software counters per response (perf or cachegrind)", counters.Command},
 	{"load", "the built-in load generator alone, like wrk (HTTP, or WebSocket ws-echo)", loadCommand},
 	{"report", "render a saved session (md, html, csv, json, benchfmt)", race.ReportCommand},
-	{"gate", "re-apply the gate to a saved session", race.GateCommand},
+	{"gate", "re-apply the gate to a saved session (and hold it to a baseline)", race.GateCommand},
+	{"baseline", "write a session's deterministic counts to a baseline file (baseline write DIR)", race.BaselineCommand},
 	{"version", "print the version", versionCommand},
 }
 

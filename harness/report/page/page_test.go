@@ -93,8 +93,19 @@ func raceFixture(a string) (session.Summary, session.Raw, map[string]any) {
 		A: a, B: "uws", Scenario: "ping", Connections: 100, Pipelining: 10,
 		Shape: session.Shape{Profile: "release-linux", Scenario: "ping", Connections: 100, Pipelining: 10, Workers: 4, Pairs: 10,
 			WarmupS: 2, DurationS: 10, CooldownS: 1, CPUsServer: "0", CPUsClient: "1", Command: cmd},
-		MedianDeltaPct: med, MinDeltaPct: deltas[0], MaxDeltaPct: deltas[len(deltas)-1], CI95Pct: [2]float64{10.9, 12.8},
-		Wins: wins, OrderEffectPct: 0.41, P95DeltaPct: -8.9, P99DeltaPct: -8.72,
+		MedianDeltaPct: med, MinDeltaPct: deltas[0], MaxDeltaPct: deltas[len(deltas)-1], CIPct: &[2]float64{10.9, 12.8},
+		CIConfidence: 0.9785, CILevel: 0.975, FamilyConfidence: 0.95, FallibleChecks: 4, DecideOn: "rps",
+		Paired: map[string]session.Paired{
+			"rps":    {MedianPct: med, CIPct: &[2]float64{10.9, 12.8}, Confidence: 0.9785, N: 10, MinPct: deltas[0], MaxPct: deltas[len(deltas)-1]},
+			"p95_ms": {MedianPct: -8.9, CIPct: &[2]float64{-10.1, -7.7}, Confidence: 0.9785, N: 10},
+			"p99_ms": {MedianPct: -8.72, CIPct: &[2]float64{-10.4, -6.9}, Confidence: 0.9785, N: 10},
+		},
+		Checks: []session.Check{
+			{Metric: "rps", Verdict: session.Pass, Delta: ptr(med), Interval: &[2]float64{10.9, 12.8}, Confidence: ptr(0.9785), Limit: -2, Bound: "min", N: 10, Reason: "throughput"},
+			{Metric: "p99_ms", Verdict: session.Pass, Delta: ptr(-8.72), Interval: &[2]float64{-10.4, -6.9}, Confidence: ptr(0.9785), Limit: 10, Bound: "max", N: 10, Reason: "p99"},
+			{Metric: "errors", Verdict: session.Pass, Delta: ptr(0), Limit: 0, Bound: "max", Reason: "errors"},
+		},
+		Wins: wins, OrderEffectPct: 0.41,
 		StatsA: session.SideStats{MedianRPS: medianOf(fixRPSA), CVPct: 0.73, MedianP95Ms: 3.62, MedianP99Ms: medianOf(fixP99A)},
 		StatsB: session.SideStats{MedianRPS: medianOf(fixRPSB), CVPct: 0.52, MedianP95Ms: 3.97, MedianP99Ms: medianOf(fixP99B)},
 		Pairs:  pairs,
@@ -661,3 +672,5 @@ func TestBrowserHostileIsInert(t *testing.T) {
 		t.Error("hostile name is not shown as text")
 	}
 }
+
+func ptr(x float64) *float64 { return &x }

@@ -10,7 +10,7 @@
 
 declare const BINDRACE_BACKGROUND_ROUTES: [string, string][]; // [method, pattern]
 declare const BINDRACE_VIDEO_SIZE: number;
-declare const BINDRACE_HEAP_PATH: string;
+declare const BINDRACE_INFO_PATH: string;
 declare const BINDRACE_BENCH_HEADER: string;
 declare const BINDRACE_UPSTREAM: string;
 declare const BINDRACE_WS_PATH: string;
@@ -19,6 +19,7 @@ declare const BINDRACE_WS_MAX_MESSAGE: number;
 declare const process: any;
 declare const require: (id: string) => any;
 declare const Buffer: any;
+declare const __filename: string;
 
 type Body = string | Uint8Array | ArrayBuffer;
 
@@ -73,6 +74,17 @@ interface UWS {
   LIBUS_LISTEN_EXCLUSIVE_PORT: number;
 }
 
+interface WorkerThreads {
+  isMainThread: boolean;
+  workerData: { index: number; heaps: SharedArrayBuffer } | null;
+  Worker: new (file: string, opts: { workerData: unknown }) => {
+    on(ev: 'message', cb: (m: string) => void): void;
+    on(ev: 'error', cb: (e: Error) => void): void;
+    on(ev: 'exit', cb: (code: number) => void): void;
+  };
+  parentPort: { postMessage(m: string): void; on(ev: 'message', cb: (m: string) => void): void; unref(): void } | null;
+}
+
 // The package's main module silently falls back to a pure-Node implementation when the native
 // addon does not load; racing that would compare against something that is not the upstream.
 // Requiring the addon itself makes a mismatch (wrong Node ABI, wrong glibc) a hard error.
@@ -84,6 +96,23 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535) {
   process.stderr.write(`uws server: PORT must be a TCP port, got ${JSON.stringify(process.env.PORT)}\n`);
   process.exit(2);
 }
+// THREADS apps, one per thread, as the Go targets get THREADS event loops or GOMAXPROCS: the
+// main thread's own and THREADS-1 Node worker threads, all listening on the port (SO_REUSEPORT
+// among themselves, the kernel spreading connections over them).
+const threads = Number(process.env.THREADS || '1');
+if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+  process.stderr.write(`uws server: THREADS must be 1-256, got ${JSON.stringify(process.env.THREADS)}\n`);
+  process.exit(2);
+}
+const wt: WorkerThreads = require('worker_threads');
+const index = wt.isMainThread ? 0 : wt.workerData!.index;
+// Each thread's V8 heap in use, one slot per thread, shared: the info route sums them.
+const heaps = new Float64Array(wt.isMainThread ? new SharedArrayBuffer(8 * threads) : wt.workerData!.heaps);
+const noteHeap = () => {
+  heaps[index] = process.memoryUsage().heapUsed;
+};
+noteHeap();
+setInterval(noteHeap, 1000).unref();
 
 // Same bytes as scenario.VideoByte: byte(i*7 + i/4093), built once at start-up.
 const video = Buffer.allocUnsafe(BINDRACE_VIDEO_SIZE) as Uint8Array;
@@ -174,15 +203,19 @@ app.ws(BINDRACE_WS_PATH, {
   },
 });
 
-app.get(BINDRACE_HEAP_PATH, (res) => {
-  res.writeHeader('content-type', 'application/json').end(JSON.stringify({ heap_bytes: process.memoryUsage().heapUsed }));
+app.get(BINDRACE_INFO_PATH, (res) => {
+  noteHeap();
+  let heap = 0;
+  for (const h of heaps) heap += h;
+  // thread: which app answered, so a test can see every one of them serving.
+  res.writeHeader('content-type', 'application/json').end(JSON.stringify({ heap_bytes: heap, threads, thread: index }));
 });
 
 const background: Handler = (res) => {
   res.writeHeader('content-type', 'text/plain').end('background');
 };
 for (const [method, pattern] of BINDRACE_BACKGROUND_ROUTES) {
-  if (pattern === BINDRACE_HEAP_PATH) continue;
+  if (pattern === BINDRACE_INFO_PATH) continue;
   switch (method) {
     case 'GET': app.get(pattern, background); break;
     case 'POST': app.post(pattern, background); break;
@@ -197,16 +230,66 @@ app.any('/*', (res) => {
   res.writeStatus('404 Not Found').writeHeader('content-type', 'text/plain').end('not found');
 });
 
-// Exclusive: without it uSockets sets SO_REUSEPORT and would share a port with another server.
-app.listen(port, uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
-  if (!listenSocket) {
-    process.stderr.write(`uws server: port ${port} is in use (or cannot be bound)\n`);
-    process.exit(2);
-  }
+const fail = (msg: string) => {
+  process.stderr.write(`uws server: ${msg}\n`);
+  process.exit(2);
+};
+
+// One thread: listen exclusively (without it uSockets sets SO_REUSEPORT and would share a port
+// with another server). Several: the main thread first checks the port is free with an exclusive
+// listen, then every app joins one SO_REUSEPORT group; the main thread's app listens last, after
+// every worker's, so the first answer the harness gets means all apps are serving.
+const listen = (options: number, then: (listenSocket: unknown) => void) =>
+  app.listen(port, options, (listenSocket) => {
+    if (!listenSocket) fail(`port ${port} is in use (or cannot be bound)`);
+    then(listenSocket);
+  });
+
+type Worker = InstanceType<WorkerThreads['Worker']> & { postMessage(m: string): void };
+const workers: Worker[] = [];
+let stopping = false;
+
+// SIGTERM: every app closes its listen socket. A worker whose loop then has nothing left ends by
+// itself (tearing one down with sockets still open aborts node); the process exits once all
+// have, or after a grace period.
+const serveUntilSignal = (listenSocket: unknown) => {
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     uWS.us_listen_socket_close(listenSocket);
-    process.exit(0);
+    let running = workers.length;
+    if (running === 0) process.exit(0);
+    for (const w of workers) {
+      w.on('exit', () => --running === 0 && process.exit(0));
+      w.postMessage('stop');
+    }
+    setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-});
+};
+
+if (!wt.isMainThread) {
+  listen(0, (listenSocket) => {
+    const parent = wt.parentPort!;
+    parent.on('message', () => uWS.us_listen_socket_close(listenSocket));
+    parent.unref(); // the port alone must not keep this thread alive once its app is closed
+    parent.postMessage('listening');
+  });
+} else if (threads === 1) {
+  listen(uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, serveUntilSignal);
+} else {
+  listen(uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, (probe) => {
+    uWS.us_listen_socket_close(probe);
+    let waiting = threads - 1;
+    for (let i = 1; i < threads; i++) {
+      const w = new wt.Worker(__filename, { workerData: { index: i, heaps: heaps.buffer } }) as Worker;
+      workers.push(w);
+      w.on('error', (e) => fail(`worker thread ${i}: ${e.message}`));
+      w.on('exit', (code) => stopping || fail(`worker thread ${i} exited (${code})`));
+      w.on('message', () => {
+        if (--waiting === 0) listen(0, serveUntilSignal);
+      });
+    }
+  });
+}

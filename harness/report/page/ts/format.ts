@@ -90,8 +90,14 @@ export function count(n: number | undefined): string {
   return group(n, a >= 1000 ? 1 : a >= 10 ? 2 : 3);
 }
 
+/** A confidence level: 0.975 -> "97.5%". */
+export function level(x: number | undefined | null): string {
+  if (!finite(x)) return "\u2014";
+  return `${trim((x * 100).toFixed(2))}%`;
+}
+
 /** A confidence interval, compact: "+10.90 … +12.80%". */
-export function interval(ci: [number, number] | undefined, decimals = 2): string {
+export function interval(ci: [number, number] | undefined | null, decimals = 2): string {
   if (!ci || !finite(ci[0]) || !finite(ci[1])) return "\u2014";
   return `${signed(ci[0], decimals)} \u2026 ${signed(ci[1], decimals)}%`;
 }

@@ -4,7 +4,7 @@ import { h, s, section, Child } from "./dom";
 import * as F from "./format";
 import { Box, linear, log10, logTicks, niceDomain, plotH, plotW, round, svgRoot, ticks, yGrid, axisTitle, legend } from "./chart";
 import { environment, footer, masthead, reproduce, shapeChips, upstreamOf, warnings } from "./common";
-import type { Data, Pair, Run, Summary } from "./types";
+import type { Check, Data, Pair, Run, Summary } from "./types";
 
 const VERDICT_TEXT: Record<string, string> = {
   PASS: "Regression threshold passed",
@@ -44,6 +44,7 @@ export function renderRace(d: Data, root: HTMLElement): void {
   root.appendChild(pairsSection(sm, pairs));
   root.appendChild(latencySection(sm, pairs));
   root.appendChild(metricsSection(sm, pairs));
+  root.appendChild(checksSection(sm));
   root.appendChild(countersSection(sm));
   root.appendChild(statsSection(sm, pairs));
   root.appendChild(reproduce(shape.command));
@@ -94,8 +95,8 @@ function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
   const p99A = sm.stats_a?.median_p99_ms || med(pairs, "a", (r) => r.p99_ms);
   const p95B = sm.stats_b?.median_p95_ms || med(pairs, "b", (r) => r.p95_ms);
   const p99B = sm.stats_b?.median_p99_ms || med(pairs, "b", (r) => r.p99_ms);
-  const p95d = F.finite(sm.p95_delta_pct) ? sm.p95_delta_pct : F.deltaPct(p95A, p95B);
-  const p99d = F.finite(sm.p99_delta_pct) ? sm.p99_delta_pct : F.deltaPct(p99A, p99B);
+  const p95d = sm.paired?.p95_ms?.median_pct;
+  const p99d = sm.paired?.p99_ms?.median_pct;
   const pinned = upstream ? prettyUpstream(upstream) : sm.b === "uws" ? "uWebSockets.js" : "";
   const kpi = (id: string, label: string, value: string, note: Child, cls = "") =>
     h("div", { class: `kpi ${cls}`, "data-testid": id }, h("div", { class: "kpi-label" }, label), h("div", { class: "kpi-value" }, value), h("div", { class: "kpi-note" }, note));
@@ -133,9 +134,9 @@ function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
       kpi("kpi-p99", `p99 latency \u00b7 ${sm.a}`, F.ms(p99A), [h("span", { class: F.tone(p99d, false) }, F.pctDelta(p99d)), ` vs ${sm.b} (${F.ms(p99B)})`]),
       kpi(
         "kpi-ci",
-        "95% CI of the median delta",
-        F.interval(sm.ci95_pct, 1),
-        `threshold ${F.pctDelta(sm.thresholds?.min_median_delta_pct, 1)}`,
+        `${F.level(sm.ci_level)} interval of the median delta`,
+        sm.ci_pct ? F.interval(sm.ci_pct, 1) : "too few pairs",
+        `real coverage ${F.level(sm.ci_confidence)} \u00b7 threshold ${F.pctDelta(sm.thresholds?.min_median_delta_pct, 1)}`,
       ),
       kpi("kpi-wins", "Pairs won", `${sm.wins ?? pairs.filter((p) => p.delta_pct > 0).length} of ${pairs.length}`, `by ${sm.a} on throughput`),
     ),
@@ -471,6 +472,38 @@ function countersSection(sm: Summary): HTMLElement {
   );
 }
 
+// ---- checks ------------------------------------------------------------------------------------
+
+function checksSection(sm: Summary): HTMLElement {
+  const checks = sm.checks ?? [];
+  const pctOr = (c: Check, x: number | null) => (x === null || !F.finite(x) ? "\u2014" : c.metric === "errors" ? F.group(x) : F.pctDelta(x, 2));
+  const rows = checks.map((c) =>
+    h(
+      "tr",
+      { "data-testid": "check-row", "data-metric": c.metric, "data-verdict": c.verdict, title: c.reason },
+      h("th", { scope: "row" }, c.metric),
+      h("td", null, h("span", { class: `tag ${c.verdict.toLowerCase()}` }, c.verdict)),
+      h("td", { class: "num" }, pctOr(c, c.delta)),
+      h("td", { class: "num" }, c.interval ? F.interval(c.interval) : "\u2014"),
+      h("td", { class: "num" }, c.confidence === null ? "deterministic" : F.level(c.confidence)),
+      h("td", { class: "num" }, (c.bound === "min" ? "\u2265 " : "\u2264 ") + (c.metric === "errors" ? F.group(c.limit) : F.pctDelta(c.limit, 2))),
+    ),
+  );
+  return section(
+    "checks",
+    "Checks",
+    h("p", { class: "note" }, `What the verdict rests on, one row per limit (summary.json's checks). Intervals are at ${F.level(sm.ci_level)} each; the real coverage of an order-statistic interval is at least that.`),
+    rows.length === 0
+      ? h("p", { class: "note" }, "No checks recorded in this session.")
+      : h(
+          "table",
+          { class: "metrics checks", "data-testid": "checks" },
+          h("thead", null, h("tr", null, ["Check", "Verdict", "Median \u0394", "Interval", "Real coverage", "Limit"].map((x) => h("th", { scope: "col" }, x)))),
+          h("tbody", null, rows),
+        ),
+  );
+}
+
 // ---- statistics --------------------------------------------------------------------------------
 
 function statsSection(sm: Summary, pairs: Pair[]): HTMLElement {
@@ -485,13 +518,13 @@ function statsSection(sm: Summary, pairs: Pair[]): HTMLElement {
       "dl",
       { class: "stats" },
       item("median", "Median delta", F.pctDelta(sm.median_delta_pct), `${sm.a} vs ${sm.b}, throughput`),
-      item("ci", "Bootstrap 95% CI", F.interval(sm.ci95_pct), "of the median delta"),
+      item("ci", `${F.level(sm.ci_level)} interval`, sm.ci_pct ? F.interval(sm.ci_pct) : "too few pairs", `of the median delta; order statistics, real coverage ${F.level(sm.ci_confidence)}`),
       item("range", "Min / max delta", `${F.pctDelta(sm.min_delta_pct)} / ${F.pctDelta(sm.max_delta_pct)}`),
       item("wins", "Wins", `${sm.wins ?? 0} of ${pairs.length}`, `pairs ${sm.a} won`),
       item("cv-a", `CV \u00b7 ${sm.a}`, F.pct(sm.stats_a?.cv_pct, 2), "run-to-run spread of throughput"),
       item("cv-b", `CV \u00b7 ${sm.b}`, F.pct(sm.stats_b?.cv_pct, 2), "run-to-run spread of throughput"),
       item("order", "Order effect", F.pctDelta(sm.order_effect_pct), `mean delta of ${ab} AB pairs minus ${pairs.length - ab} BA pairs`),
-      item("p99", "p99 delta", F.pctDelta(sm.p99_delta_pct), `limit ${F.pctDelta(th.max_p99_delta_pct, 1)}`),
+      item("p99", "p99 delta", F.pctDelta(sm.paired?.p99_ms?.median_pct), `median of the per-pair p99 deltas, interval ${F.interval(sm.paired?.p99_ms?.ci_pct)}; limit ${F.pctDelta(th.max_p99_delta_pct, 1)}`),
     ),
     h(
       "p",
@@ -506,7 +539,7 @@ function statsSection(sm: Summary, pairs: Pair[]): HTMLElement {
       th.counter_max_growth_pct && Object.keys(th.counter_max_growth_pct).length
         ? [", counters growing at most ", Object.entries(th.counter_max_growth_pct).map(([k, v]) => `${k} ${F.pctDelta(v, 1)}`).join(", "), " vs the baseline"]
         : null,
-      ". INCONCLUSIVE when the confidence interval straddles the threshold.",
+      `. Each check's ${F.level(sm.ci_level)} interval must clear its limit: ${sm.fallible_checks ?? 2} statistical checks share a ${F.level(sm.family_confidence)} family confidence, so a build raced against itself fails at most ${F.level(1 - (sm.family_confidence ?? 0.95))} of the time. INCONCLUSIVE when an interval straddles its limit or there are too few pairs for one.`,
     ),
   );
 }

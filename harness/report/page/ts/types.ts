@@ -72,6 +72,37 @@ export interface Thresholds {
   max_p99_delta_pct?: number;
   max_errors?: number;
   counter_max_growth_pct?: Record<string, number>;
+  counter_max_delta_pct?: Record<string, number>;
+}
+
+/** One metric's per-pair deltas: median, order-statistic interval (null: too few pairs). */
+export interface Paired {
+  median_pct: number;
+  ci_pct: [number, number] | null;
+  confidence: number;
+  n: number;
+  min_pct: number;
+  max_pct: number;
+}
+
+/** One gated check, as summary.json's checks array has it. */
+export interface Check {
+  metric: string;
+  verdict: string;
+  delta: number | null;
+  interval: [number, number] | null;
+  confidence: number | null;
+  limit: number;
+  bound: "min" | "max";
+  n?: number;
+  reason: string;
+}
+
+export interface Side {
+  target: string;
+  threads: number;
+  cpus: string;
+  build?: Record<string, string>;
 }
 
 export interface Summary {
@@ -89,11 +120,19 @@ export interface Summary {
   median_delta_pct?: number;
   min_delta_pct?: number;
   max_delta_pct?: number;
-  ci95_pct?: [number, number];
+  ci_pct?: [number, number] | null;
+  ci_confidence?: number;
+  ci_level?: number;
+  family_confidence?: number;
+  fallible_checks?: number;
+  decide_on?: string;
+  paired?: Record<string, Paired>;
+  checks?: Check[];
+  side_a?: Side;
+  side_b?: Side;
+  unequal_threads?: boolean;
   wins?: number;
   order_effect_pct?: number;
-  p95_delta_pct?: number;
-  p99_delta_pct?: number;
   stats_a?: SideStats;
   stats_b?: SideStats;
   pairs?: Pair[];

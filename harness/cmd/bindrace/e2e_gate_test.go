@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// fast are the flags that keep a race's wall-clock part short in these tests.
+var fast = []string{"--duration", "300ms", "--warmup", "150ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms"}
+
+func raceArgs(extra ...string) []string {
+	return append(append([]string{"race"}, fast...), extra...)
+}
+
+// Too few pairs for a bounded interval: INCONCLUSIVE (exit 3) naming the minimum, never a PASS
+// on one pair, however large the win.
+func TestTooFewPairs(t *testing.T) {
+	for _, pairs := range []string{"1", "2"} {
+		dir := filepath.Join(t.TempDir(), "s")
+		r := cli(t, 60*time.Second, raceArgs("--a", "fasthttp", "--b", "nethttp", "--pairs", pairs, "--out", dir)...)
+		if r.code != 3 || !strings.Contains(r.stdout, "regression threshold inconclusive (too few pairs: need 6)") ||
+			!strings.Contains(r.stderr, "need at least 6 complete pairs; run --pairs 6") {
+			t.Errorf("--pairs %s: exit %d\nstdout: %s\nstderr: %s", pairs, r.code, r.stdout, r.stderr)
+		}
+		if pairs == "1" && !strings.Contains(r.stderr, "pairs rounded up from 1 to 2") {
+			t.Errorf("--pairs 1: no rounding note\n%s", r.stderr)
+		}
+	}
+	noLeftovers(t)
+}
+
+// Both sides get the server's CPUs as threads: two CPUs, two threads each, reported by the
+// servers themselves; a target serving with other threads is refused unless allowed, and then
+// the headline says so.
+func TestEqualThreads(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	r := cli(t, 60*time.Second, raceArgs("--a", "fasthttp", "--b", "nethttp", "--pairs", "2", "--cpus-server", "0-1", "--out", dir, "--json")...)
+	var s session.Summary
+	if r.code == 2 || json.Unmarshal([]byte(r.stdout), &s) != nil {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if s.SideA.Threads != 2 || s.SideB.Threads != 2 || s.SideA.CPUs != "0-1" || s.Pairs[0].A.Threads != 2 || s.Pairs[0].B.Threads != 2 {
+		t.Errorf("sides %+v %+v, runs %d/%d threads", s.SideA, s.SideB, s.Pairs[0].A.Threads, s.Pairs[0].B.Threads)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "overlap") {
+		t.Errorf("no overlap warning: %q", s.Warnings)
+	}
+
+	// A command target serving with 2 threads against nethttp's 1.
+	two := "cmd:" + bin + " serve --target nethttp --port {port} --threads 2"
+	r = cli(t, 60*time.Second, raceArgs("--a", two, "--b", "nethttp", "--pairs", "2", "--out", filepath.Join(t.TempDir(), "u"))...)
+	if r.code != 2 || !strings.Contains(r.stderr, "unequal server threads") || !strings.Contains(r.stderr, "--allow-unequal-threads") {
+		t.Errorf("unequal threads: exit %d\n%s", r.code, r.stderr)
+	}
+	r = cli(t, 60*time.Second, raceArgs("--a", two, "--b", "nethttp", "--pairs", "2", "--allow-unequal-threads", "--out", filepath.Join(t.TempDir(), "v"))...)
+	if r.code == 2 || !strings.HasPrefix(r.stdout, "UNEQUAL THREADS: "+two+" (2 threads)") {
+		t.Errorf("allowed unequal threads: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	noLeftovers(t)
+}
+
+// need skips a test that needs the built binding servers and valgrind, naming what is missing.
+func needBindingAndValgrind(t *testing.T) {
+	t.Helper()
+	for _, b := range []string{"binding-server", "binding-server-plain"} {
+		if _, err := os.Stat(filepath.Join(root, "bin", b)); err != nil {
+			t.Skipf("skipped: bin/%s is missing (run make build build-plain)", b)
+		}
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("skipped: valgrind is not installed (scripts/setup.sh installs it)")
+	}
+}
+
+// counted races a with b under the ci profile, cut short for wall-clock but with real
+// cachegrind counts (reps N/2N measurements per side), and returns the summary.
+func counted(t *testing.T, dir, a, b string, n, reps int, env ...string) (session.Summary, result) {
+	t.Helper()
+	args := raceArgs("--a", a, "--b", b, "--profile", "ci", "--pairs", "2", "--cachegrind-reps", fmt.Sprint(reps), "--cachegrind-n", fmt.Sprint(n), "--out", dir, "--json")
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
+	out, err := cmd.Output()
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: string(out)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.stderr = string(ee.Stderr)
+	}
+	var s session.Summary
+	if r.code == 2 || json.Unmarshal(out, &s) != nil {
+		t.Fatalf("race %s vs %s: exit %d\n%s%s", a, b, r.code, r.stdout, r.stderr)
+	}
+	return s, r
+}
+
+func checkOf(s session.Summary, metric string) session.Check {
+	for _, c := range s.Checks {
+		if c.Metric == metric {
+			return c
+		}
+	}
+	return session.Check{}
+}
+
+// The deterministic gate: binding-plain does 13.5% more instructions per response than the
+// release build and must FAIL on them; the release build against itself passes that check; a
+// committed baseline holds later sessions to the counts, refuses a baseline of another shape,
+// and catches a candidate that really does more work per response.
+func TestDeterministicGate(t *testing.T) {
+	needBindingAndValgrind(t)
+	tmp := t.TempDir()
+
+	// One measurement of 10,000 responses per side is plenty for a 13% difference. The A/A race
+	// counts as the ci profile does, the median of three of 20,000: the Go runtime's share of a
+	// response (its scheduler handing the P over while the loop waits in epoll) depends on
+	// timing, which a loaded machine stretches under valgrind, and now and then a heap growth
+	// lands in one run (~70,000 instructions at once). See docs/statistics.md.
+	plain, r := counted(t, filepath.Join(tmp, "plain"), "binding-plain", "binding", 10000, 1)
+	c := checkOf(plain, "instructions")
+	if r.code != 1 || plain.Verdict != session.Fail || c.Verdict != session.Fail || c.Delta == nil || *c.Delta < 8 || c.Limit != 1 {
+		t.Errorf("plain vs release: exit %d, %s, instructions %+v\n%s", r.code, plain.Verdict, c, r.stderr)
+	}
+	if plain.SideA.Build["kind"] != "plain" || plain.SideB.Build["kind"] != "release" || plain.CounterShape == nil || plain.CounterShape.N != 10000 {
+		t.Errorf("builds %v / %v, shape %+v", plain.SideA.Build, plain.SideB.Build, plain.CounterShape)
+	}
+
+	aaDir := filepath.Join(tmp, "aa")
+	aa, r := counted(t, aaDir, "binding", "binding", 20000, 3)
+	c = checkOf(aa, "instructions")
+	if aa.Verdict == session.Fail || c.Verdict != session.Pass || c.Delta == nil {
+		t.Errorf("A/A: exit %d, %s, instructions %+v", r.code, aa.Verdict, c)
+	}
+
+	base := filepath.Join(tmp, "baseline.json")
+	if w := cli(t, 20*time.Second, "baseline", "write", aaDir, "--out", base); w.code != 0 || !strings.Contains(w.stdout, "instructions per response") {
+		t.Fatalf("baseline write: exit %d\n%s%s", w.code, w.stdout, w.stderr)
+	}
+	g := cli(t, 20*time.Second, "gate", aaDir, "--baseline", base, "--json")
+	var gs session.Summary
+	if json.Unmarshal([]byte(g.stdout), &gs) != nil || checkOf(gs, "baseline:instructions").Verdict != session.Pass || g.code == 1 || g.code == 2 {
+		t.Errorf("gate against its own baseline: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+
+	// Bad baselines: exit 2 with what is wrong, nothing gated.
+	var b map[string]any
+	raw, _ := os.ReadFile(base)
+	json.Unmarshal(raw, &b)
+	writeVariant := func(name string, change func(map[string]any)) string {
+		var v map[string]any
+		json.Unmarshal(raw, &v)
+		change(v)
+		p := filepath.Join(tmp, name+".json")
+		out, _ := json.Marshal(v)
+		os.WriteFile(p, out, 0o644)
+		return p
+	}
+	otherScenario := writeVariant("scenario", func(v map[string]any) { v["entries"].([]any)[0].(map[string]any)["scenario"] = "params" })
+	otherPipelining := writeVariant("pipelining", func(v map[string]any) { v["entries"].([]any)[0].(map[string]any)["pipelining"] = 1.0 })
+	otherBuild := writeVariant("build", func(v map[string]any) { v["build"].(map[string]any)["kind"] = "plain" })
+	futureSchema := writeVariant("schema", func(v map[string]any) { v["schema_version"] = 99.0 })
+	garbage := filepath.Join(tmp, "garbage.json")
+	os.WriteFile(garbage, []byte("{not json"), 0o644)
+	for _, c := range []struct{ file, want string }{
+		{otherScenario, "no entry for scenario ping, 100 connections, pipelining 10 (it has: scenario params"},
+		{otherPipelining, "no entry for scenario ping, 100 connections, pipelining 10"},
+		{otherBuild, `build kind: baseline "plain", session "release"`},
+		{futureSchema, "schema_version 99"},
+		{garbage, "is not a baseline"},
+		{filepath.Join(tmp, "missing.json"), "no such file"},
+	} {
+		g := cli(t, 20*time.Second, "gate", aaDir, "--baseline", c.file)
+		if g.code != 2 || !strings.Contains(g.stderr, c.want) {
+			t.Errorf("baseline %s: exit %d, want 2 with %q\n%s", filepath.Base(c.file), g.code, c.want, g.stderr)
+		}
+	}
+
+	// A candidate that really does more work per response (the test-only regress build: the
+	// release library, ping hashing its path 4 times) against that baseline: FAIL, exit 1.
+	regressed := filepath.Join(tmp, "bin")
+	build := exec.Command("go", "build", "-tags", "bindrace_release,bindrace_regress",
+		"-ldflags", "-X 'github.com/bindrace/bindrace/binding.nativeBuild="+stamp(t)+"'",
+		"-o", filepath.Join(regressed, "binding-server"), "./harness/cmd/binding-server")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the regressed server: %v\n%s", err, out)
+	}
+	regDir := filepath.Join(tmp, "regressed")
+	counted(t, regDir, "binding", "binding", 10000, 1, "BINDRACE_BIN="+regressed)
+	g = cli(t, 20*time.Second, "gate", regDir, "--baseline", base, "--json")
+	json.Unmarshal([]byte(g.stdout), &gs)
+	bc := checkOf(gs, "baseline:instructions")
+	if g.code != 1 || bc.Verdict != session.Fail || bc.Delta == nil || *bc.Delta < 2 {
+		t.Errorf("regressed candidate: exit %d, check %+v\n%s", g.code, bc, g.stderr)
+	}
+	t.Logf("instructions per response: plain vs release %+.2f%%, release A/A %+.3f%%, regressed vs baseline %+.2f%%",
+		*checkOf(plain, "instructions").Delta, *checkOf(aa, "instructions").Delta, *bc.Delta)
+	noLeftovers(t)
+}
+
+// stamp is the release build's identity, as the Makefile stamps it into bin/binding-server.
+func stamp(t *testing.T) string {
+	out, err := exec.Command(filepath.Join(root, "scripts", "manifest.sh"), "--stamp", filepath.Join(root, "build", "release", "manifest.json")).Output()
+	if err != nil {
+		t.Fatalf("manifest.sh --stamp: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
