@@ -249,7 +249,7 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 	ctx := context.Background()
 	for _, o := range []Options{
 		{URL: "mysql://localhost/x"},
-		{URL: "postgres://127.0.0.1:1/bindrace"},                  // the admin database is the trial database
+		{URL: "postgres://127.0.0.1:1/bindrace"},                       // the admin database is the trial database
 		{URL: "postgres://127.0.0.1:1/postgres", Template: "bindrace"}, // the template is the trial database
 		{URL: "postgres://127.0.0.1:1/postgres", Scale: -1},
 	} {
