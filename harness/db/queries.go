@@ -372,7 +372,8 @@ const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string the way JavaScript's JSON.stringify writes it:
 // quote, backslash and control characters escaped (\b \f \n \r \t, else \u00XX), everything
-// else as is. Invalid UTF-8 becomes U+FFFD, as encoding/json does.
+// else as is. A byte that is not UTF-8 becomes \ufffd, as encoding/json writes it (a
+// JavaScript string cannot hold one).
 func appendJSONString(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -380,7 +381,7 @@ func appendJSONString(dst, s []byte) []byte {
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && n == 1 {
-				dst = append(dst, "\ufffd"...)
+				dst = append(dst, `\ufffd`...)
 			} else {
 				dst = append(dst, s[i:i+n]...)
 			}
