@@ -125,17 +125,12 @@ var indexSQL = []string{
 	`ALTER TABLE order_items ADD FOREIGN KEY (order_id) REFERENCES orders (id)`,
 }
 
-// checksumSQL: per table the row count and the sum of a hash of every row's columns, and the
-// sequences' positions (the next created order's id). Order-independent and one pass per
-// table: about a second at scale 1.
+// checksumSQL: per table the row count and the sum of hash_record over its rows (every
+// column through its type's own hash function), and the sequences' positions (the next created
+// order's id). Order-independent, one pass per table: about 1.5 s at scale 1 here.
 const checksumSQL = `SELECT
- (SELECT count(*) || ':' || coalesce(sum(hashtext(id || '|' || name || '|' || email)::bigint), 0) FROM users)
- || ' ' ||
- (SELECT count(*) || ':' || coalesce(sum(hashtext(id || '|' || user_id || '|' || total_cents || '|' ||
-   extract(epoch FROM created_at))::bigint), 0) FROM orders)
- || ' ' ||
- (SELECT count(*) || ':' || coalesce(sum(hashtext(id || '|' || order_id || '|' || sku || '|' || qty || '|' ||
-   price_cents)::bigint), 0) FROM order_items)
- || ' ' ||
+ (SELECT count(*) || ':' || coalesce(sum(hash_record(t)::bigint), 0) FROM users t) || ' ' ||
+ (SELECT count(*) || ':' || coalesce(sum(hash_record(t)::bigint), 0) FROM orders t) || ' ' ||
+ (SELECT count(*) || ':' || coalesce(sum(hash_record(t)::bigint), 0) FROM order_items t) || ' ' ||
  (SELECT string_agg(sequencename || '=' || coalesce(last_value, 0), ',' ORDER BY sequencename)
    FROM pg_sequences WHERE schemaname = 'public')`
