@@ -40,12 +40,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// testCacheDir is build/pg-test/<name>, or its /var/tmp stand-in when the server's user
+// cannot reach the checkout (as for the harness's own default).
 func testCacheDir(t testing.TB, name string) string {
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(root, "build", "pg-test", name)
+	dir := filepath.Join(root, "build", "pg-test", name)
+	if who, err := serverUser(""); err == nil && !reachable(dir, who.uid, who.gids) {
+		dir = fallbackCacheDir(dir)
+	}
+	return dir
 }
 
 // testCluster is the shared cluster, started on first use.
