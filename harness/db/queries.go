@@ -72,16 +72,62 @@ type CreateOrder struct {
 }
 
 // ParseCreateOrder decodes and validates a create-order body. The rules every target applies
-// identically: a JSON object; user_id an integer 1..2^31-1; items an array of 1..MaxOrderItems
-// objects, each with sku a string of 1..MaxSKULen bytes without control characters, qty an
-// integer 1..MaxQty and price_cents an integer 1..MaxPriceCents (numbers written as integers;
-// other keys are ignored). Anything else is ErrBadInput.
+// identically (they are what JSON.parse and a few checks give in JavaScript): a JSON object
+// with the keys "user_id" and "items", matched exactly (other keys are ignored; of a repeated
+// key the last counts); user_id an integer 1..2^31-1; items an array of 1..MaxOrderItems
+// objects, each with "sku" a string of 1..MaxSKULen UTF-8 bytes without control characters,
+// "qty" an integer 1..MaxQty and "price_cents" an integer 1..MaxPriceCents. An integer is any
+// JSON number whose value is whole (1, 1.0 and 1e0 alike). Anything else is ErrBadInput.
 func ParseCreateOrder(body []byte) (CreateOrder, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return CreateOrder{}, fmt.Errorf("%w: body: %v", ErrBadInput, err)
+	}
 	var o CreateOrder
-	if err := json.Unmarshal(body, &o); err != nil {
-		return CreateOrder{}, fmt.Errorf("%w: %v", ErrBadInput, err)
+	var err error
+	if o.UserID, err = jsonInt(top, "user_id"); err != nil {
+		return CreateOrder{}, err
+	}
+	raw, ok := top["items"]
+	if !ok {
+		return CreateOrder{}, fmt.Errorf("%w: no items", ErrBadInput)
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return CreateOrder{}, fmt.Errorf("%w: items must be an array of objects", ErrBadInput)
+	}
+	if len(items) < 1 || len(items) > MaxOrderItems {
+		return CreateOrder{}, fmt.Errorf("%w: items must hold 1..%d items", ErrBadInput, MaxOrderItems)
+	}
+	o.Items = make([]OrderLine, len(items))
+	for i, it := range items {
+		l := &o.Items[i]
+		sku, ok := it["sku"]
+		if !ok || json.Unmarshal(sku, &l.SKU) != nil {
+			return CreateOrder{}, fmt.Errorf("%w: items[%d].sku must be a string", ErrBadInput, i)
+		}
+		if l.Qty, err = jsonInt(it, "qty"); err != nil {
+			return CreateOrder{}, err
+		}
+		if l.PriceCents, err = jsonInt(it, "price_cents"); err != nil {
+			return CreateOrder{}, err
+		}
 	}
 	return o, o.Validate()
+}
+
+// jsonInt reads m[key] as JavaScript would: a number (a double) with a whole value. The range
+// is Validate's to check; JSON null reads as 0, which no field accepts.
+func jsonInt(m map[string]json.RawMessage, key string) (int64, error) {
+	raw, ok := m[key]
+	if !ok {
+		return 0, fmt.Errorf("%w: no %s", ErrBadInput, key)
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, fmt.Errorf("%w: %s must be an integer", ErrBadInput, key)
+	}
+	return int64(f), nil
 }
 
 // Validate applies ParseCreateOrder's rules to o.

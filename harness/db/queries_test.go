@@ -218,6 +218,14 @@ func TestParseCreateOrderRejects(t *testing.T) {
 		`{"user_id":1,"items":[{"sku":"a","qty":1}]}`,
 		`{"user_id":1,"items":[` + many + `]}`,
 		`{"user_id":1,"items":[` + item + `]} trailing`,
+		`{"USER_ID":1,"items":[` + item + `]}`,
+		`{"user_id":1,"items":[{"SKU":"a","qty":1,"price_cents":1}]}`,
+		`{"user_id":true,"items":[` + item + `]}`,
+		`{"user_id":null,"items":[` + item + `]}`,
+		`{"user_id":1e400,"items":[` + item + `]}`,
+		`{"user_id":1,"items":[{"sku":5,"qty":1,"price_cents":1}]}`,
+		`{"user_id":1,"items":[null]}`,
+		`{"user_id":1,"items":{"sku":"a","qty":1,"price_cents":1}}`,
 	} {
 		if _, err := ParseCreateOrder([]byte(body)); !errors.Is(err, ErrBadInput) || HTTPStatus(err) != 400 {
 			t.Errorf("ParseCreateOrder(%.60q) = %v, want ErrBadInput", body, err)
@@ -226,6 +234,12 @@ func TestParseCreateOrderRejects(t *testing.T) {
 	o, err := ParseCreateOrder([]byte(`{"user_id":2147483647,"items":[` + strings.TrimSuffix(strings.Repeat(item+",", MaxOrderItems), ",") + `]}`))
 	if err != nil || len(o.Items) != MaxOrderItems {
 		t.Errorf("the largest valid order: %v", err)
+	}
+	// Numbers as JavaScript reads them; the last of a repeated key; other keys ignored.
+	o, err = ParseCreateOrder([]byte(`{"user_id":9,"user_id":7.0,"x":[1],"items":[{"sku":"caf\u00e9","qty":1e1,"price_cents":25E2,"n":null}]}`))
+	want := CreateOrder{UserID: 7, Items: []OrderLine{{SKU: "café", Qty: 10, PriceCents: 2500}}}
+	if err != nil || fmt.Sprint(o) != fmt.Sprint(want) {
+		t.Errorf("ParseCreateOrder = %+v, %v; want %+v", o, err, want)
 	}
 }
 

@@ -286,7 +286,10 @@ func (s *Store) ensureTemplate(ctx context.Context) error {
 		}
 	}
 	start := time.Now()
-	if err := s.seed(ctx); err != nil {
+	if created, err := s.seed(ctx); err != nil {
+		if created {
+			s.dropAfterFailure(name)
+		}
 		return fmt.Errorf("seeding %s: %w", name, err)
 	}
 	s.Seeded, s.SeedTime = true, time.Since(start)
@@ -294,16 +297,39 @@ func (s *Store) ensureTemplate(ctx context.Context) error {
 	return nil
 }
 
-// seed creates the template and fills it. The marker is its first table, written before any
-// data (complete = false), so a seeding cut short leaves a database the next Open may drop.
-func (s *Store) seed(ctx context.Context) error {
+// dropAfterFailure drops a template this Store created and failed to seed, whatever it holds
+// (perhaps no marker yet), on a fresh connection: the failure may have been a cancellation,
+// which closes the administrative connection. Should that fail too, the marker, written first,
+// lets the next Open drop it.
+func (s *Store) dropAfterFailure(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.base.String())
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)")
+}
+
+// seed creates the template and fills it; created says whether the database was created. The
+// marker is its first table, written before any data (complete = false), so a seeding cut
+// short leaves a database the next Open may drop.
+func (s *Store) seed(ctx context.Context) (created bool, err error) {
 	d := s.Dataset
 	name := s.opts.Template
 	s.progress("db: seeding %s: %d users, %d orders, %d items (seed %d, scale %v)", name, d.Users, d.Orders, d.Items, d.Seed, d.Scale)
-	_, err := s.admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
+	_, err = s.admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
 	if err != nil {
-		return err
+		return false, err
 	}
+	return true, s.fill(ctx)
+}
+
+// fill creates the schema in the new template and loads, indexes and analyses the data.
+func (s *Store) fill(ctx context.Context) error {
+	d := s.Dataset
+	name := s.opts.Template
 	conn, err := pgx.Connect(ctx, s.dbURL(name))
 	if err != nil {
 		return err

@@ -261,3 +261,42 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 		t.Errorf("redact left the password: %s", got)
 	}
 }
+
+// progressFunc is an io.Writer over a function, to act on a seeding step.
+type progressFunc func(line string)
+
+func (f progressFunc) Write(p []byte) (int, error) { f(string(p)); return len(p), nil }
+
+// A seeding cancelled half-way (Ctrl-C) drops the template it created: nothing is left for the
+// next run to trip over, not even a marked, incomplete database.
+func TestCancelledSeedingLeavesNoTemplate(t *testing.T) {
+	c := testCluster(t)
+	admin, err := pgx.Connect(context.Background(), c.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS bt_cancel_template"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	loaded := false
+	_, err = Open(ctx, Options{URL: c.URL("postgres"), Database: "bt_cancel_trial", Template: "bt_cancel_template", Scale: testScale,
+		Progress: progressFunc(func(line string) {
+			if strings.Contains(line, "loaded in") {
+				loaded = true
+				cancel() // between the load and the indexes
+			}
+		})})
+	if !loaded || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Open = %v (loaded: %v), want a cancellation after the load", err, loaded)
+	}
+	var exists bool
+	if err := admin.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'bt_cancel_template')").Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
+	if exists {
+		t.Error("the half-seeded template is still there")
+	}
+}
