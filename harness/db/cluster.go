@@ -376,7 +376,7 @@ func initDataDir(ctx context.Context, bin, dataDir string, who runAs) error {
 }
 
 func startServer(ctx context.Context, o ClusterOptions, bin, dataDir, version string, who runAs, timeout time.Duration) (*Cluster, error) {
-	port, err := freePort()
+	port, err := pickPort()
 	if err != nil {
 		return nil, fmt.Errorf("postgres: picking a free port: %w", err)
 	}
@@ -493,6 +493,8 @@ func (c *Cluster) checkTCP(ctx context.Context) error {
 	}
 	return conn.Close(context.Background())
 }
+
+var pickPort = freePort // a test hands out a taken port through it
 
 // freePort asks the kernel for a loopback port nobody listens on.
 func freePort() (int, error) {

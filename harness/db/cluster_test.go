@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,5 +197,36 @@ func TestReachable(t *testing.T) {
 	}
 	if got := fallbackCacheDir(locked + "/pg"); !strings.HasPrefix(got, "/var/tmp/bindrace-pg-") || got == fallbackCacheDir(dir+"/pg") {
 		t.Errorf("fallback %q: want a per-checkout directory under /var/tmp", got)
+	}
+}
+
+// When another process takes the picked port before postgres binds it, a fresh port is tried.
+func TestClusterRetriesATakenPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	taken := ln.Addr().(*net.TCPAddr).Port
+	picks := 0
+	pickPort = func() (int, error) {
+		picks++
+		if picks == 1 {
+			return taken, nil
+		}
+		return freePort()
+	}
+	defer func() { pickPort = freePort }()
+	c, err := StartCluster(context.Background(), ClusterOptions{CacheDir: testCacheDir(t, "own")})
+	if err != nil {
+		t.Fatalf("this test needs PostgreSQL: %v", err)
+	}
+	defer func() {
+		if err := c.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if picks != 2 || c.Port == taken {
+		t.Errorf("port %d after %d picks; want a second pick, not the taken %d", c.Port, picks, taken)
 	}
 }
