@@ -80,6 +80,45 @@ else
   done
 fi
 
+# PostgreSQL for the database scenarios: the harness runs a private cluster from Debian's server
+# binaries (harness/db). The package creates a "main" cluster of its own and tries to start it;
+# bindrace never uses it. While the package installs, a policy-rc.d that denies service starts
+# keeps that start from failing the install where there is no init system (a container).
+PG_PKG=postgresql
+apt_install_nostart() { # apt_install_nostart PKG... ; like apt_install, starting no service
+  local policy=/usr/sbin/policy-rc.d rc=0
+  if [ -e "$policy" ]; then
+    apt_install "$@" || rc=$?
+  else
+    printf '#!/bin/sh\n# scripts/setup.sh (bindrace): no service starts while it installs packages\nexit 101\n' >"$policy"
+    chmod 755 "$policy"
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+    apt_install "$@" || rc=$?
+    rm -f "$policy"
+    trap - EXIT
+  fi
+  return "$rc"
+}
+if [ "${SETUP_SKIP_APT:-0}" != 1 ] && command -v dpkg-query >/dev/null 2>&1 && ! pkg_installed "$PG_PKG"; then
+  step postgresql "installing $PG_PKG"
+  [ "$(id -u)" = 0 ] || die "not root: run 'sudo apt-get install $PG_PKG' (or re-run this script as root)"
+  apt_install_nostart "$PG_PKG" || die "apt-get install $PG_PKG failed"
+  pkg_installed "$PG_PKG" || die "package $PG_PKG still not installed"
+fi
+# Checked even when the apt step was skipped, where harness/db looks: the newest
+# /usr/lib/postgresql/<major>/bin, else PATH.
+pg_bin=""
+for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4,4 -rn); do
+  if [ -x "$d/postgres" ] && [ -x "$d/initdb" ]; then pg_bin="$d"; break; fi
+done
+if [ -z "$pg_bin" ] && command -v postgres >/dev/null 2>&1; then pg_bin="$(dirname "$(command -v postgres)")"; fi
+{ [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; } || die "PostgreSQL server (postgres, initdb) not found (package $PG_PKG)"
+# initdb and postgres refuse to run as root: as root, the harness runs them as user postgres.
+if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+  die "user postgres not found (package $PG_PKG creates it); the harness runs PostgreSQL as it"
+fi
+step postgresql "$("$pg_bin/postgres" --version) in $pg_bin"
+
 # The tools the Makefile calls, and the profile runtime the instrumented (PGO training) build
 # links. Checked even when the apt step was skipped, so a broken box fails here, not mid-build.
 for tool in clang++-19 ld.lld-19 llvm-ar-19 llvm-profdata-19; do

@@ -1,0 +1,282 @@
+package db
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// sameAnswer runs a scenario method and its expected-answer function for one key.
+func sameAnswer(t *testing.T, name string, id int64,
+	got func(context.Context, []byte, int64) ([]byte, error),
+	want func(context.Context, Querier, int64) (Answer, error), q Querier) Answer {
+	t.Helper()
+	ctx := context.Background()
+	exp, err := want(ctx, q, id)
+	if err != nil {
+		t.Fatalf("%s(%d) expected answer: %v", name, id, err)
+	}
+	prefix := []byte("prefix:")
+	body, err := got(ctx, prefix, id)
+	if !bytes.HasPrefix(body, prefix) {
+		t.Fatalf("%s(%d) did not append to dst: %q", name, id, body)
+	}
+	body = body[len(prefix):]
+	if status := statusOf(err); status != exp.Status {
+		t.Fatalf("%s(%d): status %d (%v), want %d", name, id, status, err, exp.Status)
+	}
+	if exp.Status == 200 {
+		if !bytes.Equal(body, exp.Body) {
+			t.Fatalf("%s(%d):\n got %s\nwant %s", name, id, body, exp.Body)
+		}
+		if !json.Valid(body) {
+			t.Fatalf("%s(%d): invalid JSON %s", name, id, body)
+		}
+	} else if len(body) != 0 {
+		t.Fatalf("%s(%d): %d with a body %q appended", name, id, exp.Status, body)
+	}
+	return exp
+}
+
+func statusOf(err error) int {
+	if err == nil {
+		return 200
+	}
+	return HTTPStatus(err)
+}
+
+func TestQueriesMatchExpectedAnswers(t *testing.T) {
+	s, q := freshTrial(t)
+	d := s.Dataset
+	pool := q.Pool()
+	ctx := context.Background()
+
+	// get-user: every user, and ids just outside the range.
+	for id := int64(1); id <= d.Users; id++ {
+		a := sameAnswer(t, "AppendUser", id, q.AppendUser, ExpectUser, pool)
+		u := d.User(id - 1)
+		if want := fmt.Sprintf(`{"id":%d,"name":%q,"email":%q}`, u.ID, u.Name, u.Email); string(a.Body) != want {
+			t.Fatalf("user %d: %s, generator says %s", id, a.Body, want)
+		}
+	}
+	sameAnswer(t, "AppendUser", d.Users+1, q.AppendUser, ExpectUser, pool)
+
+	// list-orders: every user; count the orders seen to know the sample covered real lists.
+	seen, longest := 0, 0
+	for id := int64(1); id <= d.Users; id++ {
+		a := sameAnswer(t, "AppendUserOrders", id, q.AppendUserOrders, ExpectUserOrders, pool)
+		var list []struct {
+			ID         int64  `json:"id"`
+			TotalCents int64  `json:"total_cents"`
+			CreatedAt  string `json:"created_at"`
+		}
+		if err := json.Unmarshal(a.Body, &list); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(list); i++ {
+			if list[i].CreatedAt > list[i-1].CreatedAt {
+				t.Fatalf("user %d: orders not newest first: %s", id, a.Body)
+			}
+		}
+		for _, o := range list {
+			g := d.Order(o.ID - 1)
+			if g.UserID != id || g.TotalCents != o.TotalCents || FormatTime(g.CreatedAt) != o.CreatedAt {
+				t.Fatalf("user %d: order %+v, generator says %+v", id, o, g)
+			}
+		}
+		seen += len(list)
+		longest = max(longest, len(list))
+	}
+	if seen < int(d.Orders)*9/10 || longest != 20 {
+		t.Errorf("list-orders showed %d of %d orders, longest list %d: want most of them and a list capped at 20", seen, d.Orders, longest)
+	}
+	sameAnswer(t, "AppendUserOrders", d.Users+1, q.AppendUserOrders, ExpectUserOrders, pool)
+
+	// A user without orders gets [] (the LATERAL join's NULL row), not 404.
+	var lonely int64
+	if err := pool.QueryRow(ctx, "INSERT INTO users (name, email) VALUES ('No Orders', 'none@example.com') RETURNING id").Scan(&lonely); err != nil {
+		t.Fatal(err)
+	}
+	if a := sameAnswer(t, "AppendUserOrders", lonely, q.AppendUserOrders, ExpectUserOrders, pool); string(a.Body) != "[]" {
+		t.Fatalf("user without orders: %s, want []", a.Body)
+	}
+
+	// order-total: every order, against the generator too.
+	for id := int64(1); id <= d.Orders; id++ {
+		a := sameAnswer(t, "AppendOrderTotal", id, q.AppendOrderTotal, ExpectOrderTotal, pool)
+		_, n := d.OrderItems(id - 1)
+		if want := fmt.Sprintf(`{"order_id":%d,"items":%d,"total_cents":%d}`, id, n, d.Order(id-1).TotalCents); string(a.Body) != want {
+			t.Fatalf("order %d: %s, generator says %s", id, a.Body, want)
+		}
+	}
+	sameAnswer(t, "AppendOrderTotal", d.Orders+1, q.AppendOrderTotal, ExpectOrderTotal, pool)
+
+	// Ids outside 1..2^31-1 are bad input, before any query.
+	for _, id := range []int64{0, -1, math.MaxInt32 + 1} {
+		if _, err := q.AppendUser(ctx, nil, id); !errors.Is(err, ErrBadInput) {
+			t.Errorf("AppendUser(%d): %v, want ErrBadInput", id, err)
+		}
+		if _, err := q.AppendUserOrders(ctx, nil, id); !errors.Is(err, ErrBadInput) {
+			t.Errorf("AppendUserOrders(%d): %v, want ErrBadInput", id, err)
+		}
+		if _, err := q.AppendOrderTotal(ctx, nil, id); !errors.Is(err, ErrBadInput) {
+			t.Errorf("AppendOrderTotal(%d): %v, want ErrBadInput", id, err)
+		}
+	}
+}
+
+func TestCreateOrder(t *testing.T) {
+	s, q := freshTrial(t)
+	ctx := context.Background()
+	pool := q.Pool()
+	countOrders := func() (orders, items int64) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM order_items)").Scan(&orders, &items); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+
+	req, err := ParseCreateOrder([]byte(`{"user_id":7,"items":[{"sku":"SKU-00042","qty":2,"price_cents":1999},` +
+		`{"sku":"odd \"sku\" \\ {x,y}","qty":1,"price_cents":5},{"sku":"SKU-00001","qty":100,"price_cents":100000}],"note":"ignored"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := q.AppendCreateOrder(ctx, nil, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckCreatedOrder(ctx, pool, body, req); err != nil {
+		t.Fatal(err)
+	}
+	id := s.Dataset.Orders + 1
+	if string(body) != fmt.Sprintf(`{"order_id":%d}`, id) {
+		t.Fatalf("first order after a reset: %s, want id %d", body, id)
+	}
+	// Visible to the read scenarios: the newest of the user's orders, with its total.
+	list, err := q.AppendUserOrders(ctx, nil, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`[{"id":%d,"total_cents":%d,`, id, 2*1999+5+100*100000); !strings.HasPrefix(string(list), want) {
+		t.Errorf("list-orders after create: %s, want it to start with %s", list, want)
+	}
+	total, err := q.AppendOrderTotal(ctx, nil, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`{"order_id":%d,"items":3,"total_cents":%d}`, id, 2*1999+5+100*100000); string(total) != want {
+		t.Errorf("order-total after create: %s, want %s", total, want)
+	}
+	// The checker notices a wrong answer.
+	if err := CheckCreatedOrder(ctx, pool, []byte(fmt.Sprintf(`{"order_id":%d}`, id-1)), req); err == nil {
+		t.Error("CheckCreatedOrder accepted another order's id")
+	}
+	if err := CheckCreatedOrder(ctx, pool, []byte(fmt.Sprintf(`{"order_id": %d}`, id)), req); err == nil {
+		t.Error("CheckCreatedOrder accepted a body that is not byte-exact")
+	}
+
+	orders, items := countOrders()
+	// A user that does not exist: 400, nothing written.
+	if _, err := q.AppendCreateOrder(ctx, nil, CreateOrder{UserID: s.Dataset.Users + 1000, Items: req.Items}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("order for a missing user: %v, want ErrBadInput", err)
+	}
+	// One transaction: when the database refuses the last item (past validation, a CHECK
+	// constraint), the order and the items before it are not written either.
+	bad := CreateOrder{UserID: 7, Items: []OrderLine{{SKU: "ok", Qty: 1, PriceCents: 1}, {SKU: strings.Repeat("x", MaxSKULen+1), Qty: 1, PriceCents: 1}}}
+	if _, err := q.createOrder(ctx, nil, bad); err == nil || errors.Is(err, ErrBadInput) {
+		t.Errorf("database accepted an over-long sku, or called it bad input: %v", err)
+	}
+	if o2, i2 := countOrders(); o2 != orders || i2 != items {
+		t.Errorf("a failed create-order left rows: orders %d -> %d, items %d -> %d", orders, o2, items, i2)
+	}
+}
+
+func TestParseCreateOrderRejects(t *testing.T) {
+	item := `{"sku":"A","qty":1,"price_cents":1}`
+	many := strings.TrimSuffix(strings.Repeat(item+",", MaxOrderItems+1), ",")
+	for _, body := range []string{
+		``, `[]`, `null`, `{"user_id":1}`, `{"user_id":1,"items":[]}`, `{"user_id":1,"items":null}`,
+		`{"user_id":0,"items":[` + item + `]}`,
+		`{"user_id":2147483648,"items":[` + item + `]}`,
+		`{"user_id":1.5,"items":[` + item + `]}`,
+		`{"user_id":"1","items":[` + item + `]}`,
+		`{"user_id":1,"items":[{"sku":"","qty":1,"price_cents":1}]}`,
+		`{"user_id":1,"items":[{"sku":"` + strings.Repeat("s", MaxSKULen+1) + `","qty":1,"price_cents":1}]}`,
+		`{"user_id":1,"items":[{"sku":"a\u0000b","qty":1,"price_cents":1}]}`,
+		`{"user_id":1,"items":[{"sku":"a","qty":0,"price_cents":1}]}`,
+		`{"user_id":1,"items":[{"sku":"a","qty":101,"price_cents":1}]}`,
+		`{"user_id":1,"items":[{"sku":"a","qty":1,"price_cents":0}]}`,
+		`{"user_id":1,"items":[{"sku":"a","qty":1,"price_cents":100001}]}`,
+		`{"user_id":1,"items":[{"sku":"a","qty":1}]}`,
+		`{"user_id":1,"items":[` + many + `]}`,
+		`{"user_id":1,"items":[` + item + `]} trailing`,
+		`{"USER_ID":1,"items":[` + item + `]}`,
+		`{"user_id":1,"items":[{"SKU":"a","qty":1,"price_cents":1}]}`,
+		`{"user_id":true,"items":[` + item + `]}`,
+		`{"user_id":null,"items":[` + item + `]}`,
+		`{"user_id":1e400,"items":[` + item + `]}`,
+		`{"user_id":1,"items":[{"sku":5,"qty":1,"price_cents":1}]}`,
+		`{"user_id":1,"items":[null]}`,
+		`{"user_id":1,"items":{"sku":"a","qty":1,"price_cents":1}}`,
+	} {
+		if _, err := ParseCreateOrder([]byte(body)); !errors.Is(err, ErrBadInput) || HTTPStatus(err) != 400 {
+			t.Errorf("ParseCreateOrder(%.60q) = %v, want ErrBadInput", body, err)
+		}
+	}
+	o, err := ParseCreateOrder([]byte(`{"user_id":2147483647,"items":[` + strings.TrimSuffix(strings.Repeat(item+",", MaxOrderItems), ",") + `]}`))
+	if err != nil || len(o.Items) != MaxOrderItems {
+		t.Errorf("the largest valid order: %v", err)
+	}
+	// Numbers as JavaScript reads them; the last of a repeated key; other keys ignored.
+	o, err = ParseCreateOrder([]byte(`{"user_id":9,"user_id":7.0,"x":[1],"items":[{"sku":"caf\u00e9","qty":1e1,"price_cents":25E2,"n":null}]}`))
+	want := CreateOrder{UserID: 7, Items: []OrderLine{{SKU: "café", Qty: 10, PriceCents: 2500}}}
+	if err != nil || fmt.Sprint(o) != fmt.Sprint(want) {
+		t.Errorf("ParseCreateOrder = %+v, %v; want %+v", o, err, want)
+	}
+}
+
+func TestParseID(t *testing.T) {
+	for s, want := range map[string]int64{"1": 1, "42": 42, "007": 7, "2147483647": math.MaxInt32} {
+		if got, err := ParseID(s); err != nil || got != want {
+			t.Errorf("ParseID(%q) = %d, %v", s, got, err)
+		}
+		if got, err := ParseID([]byte(s)); err != nil || got != want {
+			t.Errorf("ParseID([]byte %q) = %d, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "0", "-1", "+1", "1a", " 1", "2147483648", "99999999999", "1.0"} {
+		if _, err := ParseID(s); !errors.Is(err, ErrBadInput) {
+			t.Errorf("ParseID(%q): %v, want ErrBadInput", s, err)
+		}
+	}
+	if HTTPStatus(ErrNotFound) != 404 || HTTPStatus(fmt.Errorf("x: %w", ErrBadInput)) != 400 || HTTPStatus(pgx.ErrTxClosed) != 500 {
+		t.Error("HTTPStatus mapping")
+	}
+}
+
+// appendJSONString writes what JSON.stringify writes; encoding/json (without HTML escaping)
+// agrees on everything but U+2028/U+2029, which JSON.stringify leaves as they are.
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `quote " backslash \ slash /`, "\x00\x01\x08\x09\x0a\x0c\x0d\x1f\x7f",
+		"<>&", "naïve café ☕ 😀", "bad \xff utf-8 \xc3"} {
+		got := appendJSONString(nil, []byte(s))
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		want := strings.TrimSuffix(b.String(), "\n")
+		// encoding/json writes \u0008 and \u000c; JSON.stringify writes \b and \f.
+		want = strings.NewReplacer(`\u0008`, `\b`, `\u000c`, `\f`).Replace(want)
+		if string(got) != want {
+			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
