@@ -68,6 +68,9 @@ func (w *worker) connectFailed(c *conn, now int64) {
 func (w *worker) closeConn(c *conn) {
 	c.Close()
 	c.state = csDown
+	if c.pending > 0 {
+		w.batches--
+	}
 	c.pending = 0
 	c.wrest = nil
 	c.carry = c.carry[:0]
@@ -89,6 +92,7 @@ func (w *worker) send(c *conn) {
 	}
 	c.rr = int32((s + n) % len(r.cfg.Requests))
 	c.pending = int32(n)
+	w.batches++
 	c.batchStart = Nanotime()
 	w.write(c, b)
 }

@@ -44,6 +44,9 @@ var kindNames = [numKinds]string{KindConnect, KindRead, KindWrite, KindTimeout, 
 type counts struct {
 	bytes      int64
 	reconnects int64
+	// What the client sees of the server's batching: reads that brought data, event-loop
+	// wake-ups, and the batches in flight summed over those wake-ups.
+	reads, wakeups, inFlight int64
 	errs       [numKinds]int64
 	status     [600]int64 // non-2xx responses by status code (codes are 100..599)
 }
@@ -51,6 +54,9 @@ type counts struct {
 func (c *counts) add(o *counts) {
 	c.bytes += o.bytes
 	c.reconnects += o.reconnects
+	c.reads += o.reads
+	c.wakeups += o.wakeups
+	c.inFlight += o.inFlight
 	for i := range c.errs {
 		c.errs[i] += o.errs[i]
 	}

@@ -75,7 +75,19 @@ type Result struct {
 	// closes, announced or not, and errors). A refinement of ARCHITECTURE.md's Result: a
 	// server that closes connections pays for it, and the report should be able to say so.
 	Reconnects int64                   `json:"reconnects"`
-	Hist       *hdrhistogram.Histogram `json:"-"` // µs, merged across workers
+	Client     *ClientStats            `json:"client,omitempty"` // HTTP load only
+	Hist       *hdrhistogram.Histogram `json:"-"`                // µs, merged across workers
+}
+
+// ClientStats is how the load arrived, as the client saw it in the window: how many responses
+// one read brought (the server's batching of its writes), and how many batches were in flight
+// when the client woke up (how much the server had to work on at once). Part of a server's
+// efficiency depends on these, so two runs with different figures met different loads.
+type ClientStats struct {
+	Reads            int64   `json:"reads"`
+	Wakeups          int64   `json:"wakeups"`
+	ResponsesPerRead float64 `json:"responses_per_read"`
+	BatchesInFlight  float64 `json:"batches_in_flight"` // mean over wake-ups
 }
 
 // ErrorCount is the sum of Errors.
@@ -124,6 +136,11 @@ func Run(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 		c.add(&w.counts)
 	}
 	res.BytesRead, res.Reconnects, res.Errors = c.bytes, c.reconnects, c.errorMap()
+	if c.reads > 0 && c.wakeups > 0 {
+		res.Client = &ClientStats{Reads: c.reads, Wakeups: c.wakeups,
+			ResponsesPerRead: float64(res.Responses) / float64(c.reads),
+			BatchesInFlight:  float64(c.inFlight) / float64(c.wakeups)}
+	}
 	if r.countMode && runErr == nil && lost > 0 {
 		runErr = fmt.Errorf("%w: %d of %d requests got no response", ErrIncomplete, lost, cfg.Count)
 	}

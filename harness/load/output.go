@@ -46,6 +46,7 @@ type jsonResult struct {
 	Unit         string           `json:"unit,omitempty"`       // what rps counts, when not HTTP responses: "messages/s"
 	Scenario     string           `json:"scenario,omitempty"`   // set for WebSocket loads
 	Size         int              `json:"size,omitempty"`       // message payload bytes, for WebSocket loads
+	Client       *ClientStats     `json:"client,omitempty"`     // responses per read, batches in flight
 }
 
 func writeJSON(w io.Writer, res *Result, sh Shape, sum Summary, runErr error) error {
@@ -57,7 +58,7 @@ func writeJSON(w io.Writer, res *Result, sh Shape, sum Summary, runErr error) er
 		DurationS:   round(res.Elapsed.Seconds(), 6),
 		Connections: sh.Connections, Pipelining: sh.Pipelining, Workers: sh.Workers,
 		BytesRead: res.BytesRead, Reconnects: res.Reconnects, Count: sh.Count,
-		Unit: res.Unit, Scenario: sum.Scenario, Size: sum.Size,
+		Unit: res.Unit, Scenario: sum.Scenario, Size: sum.Size, Client: res.Client,
 	}
 	if runErr != nil {
 		j.Incomplete = runErr.Error()

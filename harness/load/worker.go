@@ -22,6 +22,7 @@ type worker struct {
 	// partial header and its continuation are contiguous without moving the new data.
 	buf       []byte
 	counts    counts // measured window only
+	batches   int    // batches in flight on this worker's connections
 	lastSweep int64
 	Tally     // responses and their latencies; Count mode's requests
 }
@@ -56,7 +57,12 @@ func (w *worker) Run() {
 		w.connect(&w.conns[i], now)
 	}
 	for !w.r.win.Stopped() && !w.Settled() {
-		for i := range Poll(w.epfd, w.evs) {
+		evs := Poll(w.epfd, w.evs)
+		if len(evs) > 0 && w.r.win.In(Nanotime()) {
+			w.counts.wakeups++
+			w.counts.inFlight += int64(w.batches)
+		}
+		for i := range evs {
 			ev := &w.evs[i]
 			c := &w.conns[ev.Fd]
 			if uint32(ev.Pad) != c.Gen {
@@ -135,6 +141,7 @@ func (w *worker) consume(c *conn, data []byte, n int, t int64, hup bool) {
 	in := w.r.win.In(t)
 	if in {
 		w.counts.bytes += int64(n)
+		w.counts.reads++
 	}
 	var done int64
 	for off := 0; off < len(data); {
@@ -154,6 +161,9 @@ func (w *worker) consume(c *conn, data []byte, n int, t int64, hup bool) {
 		case evResponse:
 			c.pending--
 			done++
+			if c.pending == 0 {
+				w.batches--
+			}
 			if in {
 				w.countStatus(c.f.status)
 			}
@@ -179,6 +189,9 @@ func (w *worker) eof(c *conn, t int64) {
 	switch c.f.eof(len(c.carry)) {
 	case evResponse: // a close-delimited body ended
 		c.pending--
+		if c.pending == 0 {
+			w.batches--
+		}
 		in := w.r.win.In(t)
 		if in {
 			w.countStatus(c.f.status)

@@ -35,6 +35,7 @@ type Overrides struct {
 	BusySample  time.Duration
 	CGN         int
 	CGReps      int
+	Loadgen     string
 }
 
 // AddFlags registers the override flags on fs. defProfile is the profile used when
@@ -63,6 +64,7 @@ func AddFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *Overrides {
 	fs.DurationVar(&o.BusySample, "busy-sample", 0, "how long the machine's idle and steal time are read before each run (default from the profile, 1s; 0 skips it)")
 	fs.IntVar(&o.CGN, "cachegrind-n", 0, "requests of the first cachegrind run per repetition; the second sends 2N (default from the profile)")
 	fs.IntVar(&o.CGReps, "cachegrind-reps", 0, "cachegrind N/2N measurements per side; the median is gated (default from the profile)")
+	fs.StringVar(&o.Loadgen, "loadgen", "", `load generator: "builtin" or "wrk" (HTTP scenarios; whole seconds) (default from the profile)`)
 	fs.StringVar(&o.DecideOn, "decide-on", "", `throughput figure the verdict rests on: "rps" or "rps_per_cpu_second" (default from the profile)`)
 	fs.Float64Var(&o.Confidence, "confidence", 0, "family confidence of the gate: an A/A race FAILs at most 1-confidence of the time over all checks (default from the profile, 0.95)")
 	return o
@@ -142,6 +144,9 @@ func (o *Overrides) Apply(p *Profile) error {
 	}
 	if o.changed("cachegrind-reps") {
 		p.CachegrindReps = o.CGReps
+	}
+	if o.changed("loadgen") {
+		p.Loadgen = o.Loadgen
 	}
 	if o.changed("decide-on") {
 		p.DecideOn = o.DecideOn

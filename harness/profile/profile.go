@@ -83,6 +83,9 @@ type Profile struct {
 	Connections int `json:"connections"`
 	Pipelining  int `json:"pipelining"`
 	Workers     int `json:"workers"` // client workers; capped to the client's CPUs
+	// Loadgen drives the load: "builtin" (bindrace's own client) or "wrk" (HTTP scenarios, whole
+	// seconds), to show that a headline is not one client's artefact.
+	Loadgen string `json:"loadgen"`
 	Threads     int `json:"threads"` // server threads; 0 = one per server CPU
 
 	CPUsServer string `json:"cpus_server"` // taskset lists; "" = default split
@@ -114,7 +117,7 @@ func Default() Profile {
 		Connections: 100, Pipelining: 10, Workers: 1,
 		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxErrors: 0,
 			CounterMaxGrowthPct: map[string]float64{"instructions": 1}},
-		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3,
+		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3, Loadgen: "builtin",
 	}
 }
 
@@ -229,6 +232,8 @@ func (p *Profile) Check() error {
 		return fmt.Errorf("confidence must be in [0.5, 1) (got %g)", p.Confidence)
 	case p.DecideOn != "rps" && p.DecideOn != "rps_per_cpu_second":
 		return fmt.Errorf(`decide_on must be "rps" or "rps_per_cpu_second" (got %q)`, p.DecideOn)
+	case p.Loadgen != "builtin" && p.Loadgen != "wrk":
+		return fmt.Errorf(`loadgen must be "builtin" or "wrk" (got %q)`, p.Loadgen)
 	case p.CachegrindN < 1 || p.CachegrindReps < 1:
 		return fmt.Errorf("cachegrind_n and cachegrind_reps must be at least 1 (got %d, %d)", p.CachegrindN, p.CachegrindReps)
 	}

@@ -53,7 +53,7 @@ func planOf(p *profile.Profile) (Plan, error) {
 		Profile: p.Name, Connections: p.Connections, Pipelining: p.Pipelining, Workers: p.Workers,
 		Threads: p.Threads, Warmup: p.Warmup.D(), Duration: p.Duration.D(), Settle: p.Settle.D(),
 		Cooldown: p.Cooldown.D(), CPUsServer: p.CPUsServer, CPUsClient: p.CPUsClient,
-		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), StartTimeout: 30 * time.Second,
+		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), Loadgen: p.Loadgen, StartTimeout: 30 * time.Second,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
 		if err := CheckCPUs(list); err != nil {
@@ -77,7 +77,7 @@ func planOf(p *profile.Profile) (Plan, error) {
 func (o *Options) shape(pl Plan, sc string, conns, pipe int) session.Shape {
 	return session.Shape{
 		Profile: pl.Profile, Scenario: sc, Connections: conns, Pipelining: pipe,
-		Workers: pl.clientWorkers(), WarmupS: pl.Warmup.Seconds(), DurationS: pl.Duration.Seconds(),
+		Workers: pl.clientWorkers(), Loadgen: pl.Loadgen, WarmupS: pl.Warmup.Seconds(), DurationS: pl.Duration.Seconds(),
 		CooldownS: pl.Cooldown.Seconds(), CPUsServer: pl.CPUsServer, CPUsClient: pl.CPUsClient,
 		Command: o.Command,
 	}
@@ -149,6 +149,11 @@ func Race(ctx context.Context, o Options) RaceResult {
 	scs, byName, err := scenariosOf(races)
 	if err != nil {
 		return failSetup(err)
+	}
+	for _, sc := range scs {
+		if pl.Loadgen == "wrk" && sc.WebSocket() {
+			return failSetup(fmt.Errorf("--loadgen wrk drives HTTP scenarios only, not %s", sc.Name))
+		}
 	}
 	if !o.SeedSet {
 		o.Seed = NewSeed()
@@ -455,7 +460,7 @@ func methodLines(pl Plan) []string {
 	return []string{
 		"one fresh server process per measurement: start, verify, warm up, settle, measure, stop, cool down",
 		fmt.Sprintf("warm-up %s (excluded from every figure), settle %s, measured window %s, cooldown %s", pl.Warmup, pl.Settle, pl.Duration, pl.Cooldown),
-		fmt.Sprintf("server on CPUs %q with %d thread(s); load generator on CPUs %q with %d worker(s)", pl.CPUsServer, pl.serverThreads(), pl.CPUsClient, pl.clientWorkers()),
+		fmt.Sprintf("server on CPUs %q with %d thread(s); load generator (%s) on CPUs %q with %d worker(s)", pl.CPUsServer, pl.serverThreads(), pl.Loadgen, pl.CPUsClient, pl.clientWorkers()),
 		fmt.Sprintf("client-bound when the server used under %.0f%% of its %g allotted core(s) during the window", ClientBoundFraction*100, pl.allottedCores()),
 	}
 }

@@ -32,6 +32,7 @@ type Plan struct {
 	Cooldown    time.Duration
 	CPUsServer  string
 	CPUsClient  string
+	Loadgen     string        // builtin or wrk
 	Perf        bool          // perf_event counters per run
 	BusySample  time.Duration // machine idle/steal read before each run
 	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
@@ -453,8 +454,8 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 }
 
 // driver returns what drives rs's load against addr for a warm-up and a measured window:
-// harness/load for HTTP scenarios, harness/wsload for WebSocket ones (whose Result counts
-// echoed messages, so Run.RPS is messages/s there).
+// harness/load for HTTP scenarios (or wrk, with loadgen wrk), harness/wsload for WebSocket ones
+// (whose Result counts echoed messages, so Run.RPS is messages/s there).
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
 	const timeout = 10 * time.Second
 	workers := e.plan.clientWorkers()
@@ -468,9 +469,13 @@ func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmu
 	}
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
 		Connections: rs.connections, Pipelining: rs.pipelining, Workers: workers, Timeout: timeout}
+	run := load.Run
+	if e.plan.Loadgen == "wrk" {
+		run = load.RunWrk
+	}
 	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
 		cfg.Warmup, cfg.Duration = warmup, duration
-		return load.Run(ctx, cfg, h)
+		return run(ctx, cfg, h)
 	}
 }
 

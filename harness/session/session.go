@@ -71,6 +71,7 @@ type Shape struct {
 	Connections int      `json:"connections"`
 	Pipelining  int      `json:"pipelining"`
 	Workers     int      `json:"workers"`
+	Loadgen     string   `json:"loadgen,omitempty"` // builtin or wrk
 	Pairs       int      `json:"pairs,omitempty"`
 	PairsAsked  int      `json:"pairs_asked,omitempty"` // before rounding up to an even count
 	Rounds      int      `json:"rounds,omitempty"`
