@@ -138,6 +138,10 @@ func (l *Lab) build(o Options) error {
 	}
 	unlock() // the /24 is on the bridge now: a concurrent lab sees it taken
 
+	l.Server.Spec = "root@" + l.Server.Addr
+	for i := range l.Clients {
+		l.Clients[i].Spec = "root@" + l.Clients[i].Addr
+	}
 	for i, h := range l.Hosts() {
 		if err := l.addHost(i, h); err != nil {
 			return err
@@ -267,7 +271,8 @@ Host %s
   CheckHostIP no
   PasswordAuthentication no
   KbdInteractiveAuthentication no
-  LogLevel ERROR
+  # The quickest key exchange: a test makes many short connections on a small machine.
+  KexAlgorithms curve25519-sha256
 `, l.Subnet, pattern, identity, l.KnownHosts)
 	path := filepath.Join(l.Dir, name)
 	return path, os.WriteFile(path, []byte(cfg), 0o600)
