@@ -494,8 +494,11 @@ func TestLifelineHarnessGone(t *testing.T) {
 	if !eventually(5*time.Second, func() bool { return len(localTagged(p.tag)) == 0 }) {
 		t.Fatalf("process %d survived its session's lifeline", p.Pid)
 	}
-	if _, err := os.Stat(s.Dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("session directory left: %v", err)
+	if !eventually(3*time.Second, func() bool {
+		_, err := os.Stat(s.Dir)
+		return errors.Is(err, os.ErrNotExist)
+	}) {
+		t.Errorf("session directory %s left", s.Dir)
 	}
 	// The session knows the host is gone and says so.
 	<-st.ended

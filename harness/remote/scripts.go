@@ -65,11 +65,14 @@ case $r in left*) echo "$r"; exit 3;; esac
 echo clean
 `
 
-// lifelineScript makes the session directory, says "ready", then reads one heartbeat byte
-// (".") at a time. When the harness closes the connection (Close, or the harness died), when
-// the connection drops, or when no heartbeat came for @SILENCE@ seconds, it runs the clean-up.
+// lifelineScript makes the session directory (refusing one that someone else made, or a
+// symlink), says "ready", then reads one heartbeat byte (".") at a time. When the harness closes
+// the connection (Close, or the harness died), when the connection drops, or when no heartbeat
+// came for @SILENCE@ seconds, it runs the clean-up.
 const lifelineScript = `
-mkdir -p -m 700 @DIR@ && : >@DIR@/.bindrace-session || exit 1
+mkdir -p -m 700 @DIR@ || exit 1
+if [ -L @DIR@ ] || [ ! -O @DIR@ ]; then echo @DIR@" exists and is not this user's directory" >&2; exit 1; fi
+chmod 700 @DIR@ && : >@DIR@/.bindrace-session || exit 1
 echo ready
 while [ "$(timeout @SILENCE@ dd bs=1 count=1 2>/dev/null)" = . ]; do :; done
 ` + cleanupScript
