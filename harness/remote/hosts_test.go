@@ -152,7 +152,10 @@ func TestCopy(t *testing.T) {
 		t.Fatalf("first copy: %+v, %v", res, err)
 	}
 	sameFile(t, bin, res.Path)
-	out, err := r.Run(ctx, h, "sha256sum "+Quote(res.Path))
+	if len(s.mux(h)) == 0 {
+		t.Error("the session has no shared connection to the host")
+	}
+	out, err := s.Run(ctx, h, "sha256sum "+Quote(res.Path))
 	if sum, _ := fileSHA256(bin); err != nil || !strings.HasPrefix(string(out), sum) {
 		t.Errorf("sha256 on the host: %q, %v; want %s", out, err, sum)
 	}
@@ -344,6 +347,9 @@ func TestExit(t *testing.T) {
 	if err := p.ExitError(); err == nil || !strings.Contains(err.Error(), "status 7") {
 		t.Errorf("ExitError = %v", err)
 	}
+	if log, err := p.LogTail(ctx, 5); err != nil || log != "dying\n" {
+		t.Errorf("LogTail = %q, %v", log, err)
+	}
 	if err := p.Stop(); err == nil || !strings.Contains(err.Error(), "had already exited (exit status 7)") || !strings.Contains(err.Error(), "dying") {
 		t.Errorf("Stop after a crash = %v", err)
 	}
@@ -448,6 +454,8 @@ func TestSessionClose(t *testing.T) {
 		t.Errorf("session tracks %d hosts, %d processes", len(s.Hosts()), len(s.Processes()))
 	}
 
+	watched := procs[0].Exited() // a watcher is running when the session closes
+
 	cancel() // as Ctrl-C would
 	t0 := time.Now()
 	if err := s.Close(); err != nil {
@@ -455,6 +463,10 @@ func TestSessionClose(t *testing.T) {
 	}
 	if left := localTagged(sessionTag(s.ID)); len(left) > 0 {
 		t.Errorf("processes left after Close: %v", left)
+	}
+	<-watched
+	if _, err := procs[0].Wait(context.Background()); !errors.Is(err, errClosed) {
+		t.Errorf("Wait across Close = %v; want %v", err, errClosed)
 	}
 	for _, p := range procs {
 		if g := localGroup(p.Pgid); len(g) > 0 {

@@ -218,11 +218,15 @@ func (p *Process) watchExit() {
 	if ctx.Err() != nil {
 		return // ended otherwise: stopped or the session closed
 	}
+	code, convErr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if (err != nil || convErr != nil) && p.s.isClosed() {
+		p.markEnded(-1, errClosed) // Close's clean-up ended it, or the connection with it
+		return
+	}
 	if err != nil {
 		p.markEnded(-1, err)
 		return
 	}
-	code, convErr := strconv.Atoi(strings.TrimSpace(string(out)))
 	if convErr != nil {
 		p.markEnded(-1, &Error{Host: p.Host, Op: p.op("watch"), Kind: ErrCommand, ExitCode: -1,
 			Detail: "it ended without an exit status (killed by a signal from outside the session?)"})
@@ -285,6 +289,10 @@ func (p *Process) Stop() error {
 		out, err := p.s.run(ctx, p.Host, p.op("stop"), script, nil)
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		switch first := strings.TrimSpace(lines[0]); {
+		case err != nil && p.s.isClosed():
+			// Close ran meanwhile and took the connection down; it stops the process and
+			// reports on its own.
+			p.markEnded(-1, errClosed)
 		case err != nil:
 			var e *Error
 			if errors.As(err, &e) && e.Kind == ErrCommand && e.ExitCode == 3 {
@@ -300,21 +308,21 @@ func (p *Process) Stop() error {
 			p.markEnded(-1, errStopped)
 		case strings.HasPrefix(first, "gone"):
 			status := strings.TrimSpace(strings.TrimPrefix(first, "gone"))
+			logTail := lastLines(strings.Join(lines[1:], "\n"), 10)
 			code, convErr := strconv.Atoi(status)
-			if convErr != nil {
-				code = -1
-			}
-			p.markEnded(code, nil)
-			if convErr != nil && p.s.isClosed() {
-				break // the session's clean-up, running meanwhile, ended it
-			}
-			if code != 0 {
-				how := "exit status " + status
-				if convErr != nil {
-					how = "no exit status: killed by a signal from outside the session?"
-				}
+			switch {
+			case convErr == nil && code == 0:
+				p.markEnded(0, nil)
+			case convErr == nil:
+				p.markEnded(code, nil)
 				p.stopErr = &Error{Host: p.Host, Op: p.op("stop"), Kind: ErrCommand, ExitCode: -1,
-					Detail: fmt.Sprintf("had already exited (%s); its log ends: %s", how, lastLines(strings.Join(lines[1:], "\n"), 10))}
+					Detail: fmt.Sprintf("had already exited (exit status %d); its log ends: %s", code, logTail)}
+			case p.s.isClosed():
+				p.markEnded(-1, errClosed) // the session's clean-up, running meanwhile, ended it
+			default:
+				p.stopErr = &Error{Host: p.Host, Op: p.op("stop"), Kind: ErrCommand, ExitCode: -1,
+					Detail: "had already ended without an exit status (killed by a signal from outside the session?); its log ends: " + logTail}
+				p.markEnded(-1, p.stopErr)
 			}
 		default:
 			p.stopErr = &Error{Host: p.Host, Op: p.op("stop"), Kind: ErrCommand, ExitCode: -1, Detail: fmt.Sprintf("unexpected report %q", out)}

@@ -80,9 +80,6 @@ func NewRunner(o Options) (*Runner, error) {
 	return &Runner{o: o}, nil
 }
 
-// Options returns the options in effect, defaults filled in.
-func (r *Runner) Options() Options { return r.o }
-
 // The kinds of failure an *Error carries; test them with errors.Is.
 var (
 	ErrUnreachable = errors.New("host unreachable")
