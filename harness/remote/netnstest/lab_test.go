@@ -125,6 +125,13 @@ func TestCleanStale(t *testing.T) {
 	}
 	const dead = Prefix + "99999999z"
 	ns, link := dead+"-server", dead+"br"
+	// Under the set-up lock, so a lab starting in another test process meanwhile cannot clean
+	// up the fake remains half made. (Cleaning them up later is fine: they must go.)
+	unlock, err := lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock() // on a failure below; it is released before the lab starts otherwise
 	if err := runAll([]string{"ip", "netns", "add", ns}, []string{"ip", "link", "add", link, "type", "bridge"}); err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +149,7 @@ func TestCleanStale(t *testing.T) {
 	}
 	exited := make(chan struct{})
 	go func() { sleeper.Wait(); close(exited) }()
+	unlock()
 
 	live := startLab(t, Options{Clients: 1}) // its start cleans the stale lab
 	select {
