@@ -119,7 +119,7 @@ func needLab(t *testing.T) *netnstest.Lab {
 		labMu.Unlock()
 	})
 	if errors.Is(labErr, netnstest.ErrNoCapability) {
-		t.Skip("needs real hosts in network namespaces: ", labErr)
+		t.Skip("needs real hosts in network namespaces: " + labErr.Error())
 	}
 	if labErr != nil {
 		t.Fatal(labErr)
