@@ -119,6 +119,40 @@ if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
 fi
 step postgresql "$("$pg_bin/postgres" --version) in $pg_bin"
 
+# ---------------------------------------------------------------------------------------------
+# 1b. Remote hosts: ssh/scp run servers and load generators on other hosts (harness/remote), and
+#     its tests build hosts of their own in network namespaces (ip) with an sshd inside each.
+#     openssh-server is wanted for /usr/sbin/sshd only, never as this machine's service: when this
+#     script installs it, apt_install_nostart keeps the package from starting sshd, and
+#     /etc/ssh/sshd_not_to_be_run (honoured by Debian's ssh unit and init script) keeps any later
+#     boot from starting it. A machine that already had openssh-server keeps its sshd as it was.
+SSH_PKGS=(openssh-client openssh-server iproute2)
+
+if [ "${SETUP_SKIP_APT:-0}" = 1 ] || ! command -v dpkg-query >/dev/null 2>&1; then
+  step ssh "skipped; install ${SSH_PKGS[*]} yourself (harness/remote and its tests need them)"
+else
+  missing=()
+  for p in "${SSH_PKGS[@]}"; do pkg_installed "$p" || missing+=("$p"); done
+  if [ ${#missing[@]} -eq 0 ]; then
+    step ssh "present: ${SSH_PKGS[*]}"
+  else
+    [ -z "${SUDO:-}" ] || die "not root: run 'sudo apt-get install ${missing[*]}' (or re-run this script as root)"
+    step ssh "installing: ${missing[*]}"
+    if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
+      mkdir -p /etc/ssh && : >/etc/ssh/sshd_not_to_be_run
+    fi
+    apt_install_nostart "${missing[@]}" || die "apt-get install ${missing[*]} failed"
+    for p in "${missing[@]}"; do pkg_installed "$p" || die "package $p still not installed"; done
+    if [[ " ${missing[*]} " == *" openssh-server "* ]] && [ -d /run/systemd/system ]; then
+      systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+    fi
+  fi
+fi
+for tool in ssh scp ssh-keygen ip; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool not found (packages ${SSH_PKGS[*]})"
+done
+[ -x /usr/sbin/sshd ] || die "/usr/sbin/sshd not found (package openssh-server)"
+
 # The tools the Makefile calls, and the profile runtime the instrumented (PGO training) build
 # links. Checked even when the apt step was skipped, so a broken box fails here, not mid-build.
 for tool in clang++-19 ld.lld-19 llvm-ar-19 llvm-profdata-19; do

@@ -1,0 +1,248 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/remote/netnstest"
+)
+
+// The test binary doubles as the programs the tests run on the lab's hosts (copied there like
+// the harness's binaries will be): an HTTP server, an HTTP client, and a command that waits for
+// a start instant.
+const (
+	envServe   = "BINDRACE_REMOTE_TEST_SERVE"    // listen address: serve GET / -> "hi"
+	envGet     = "BINDRACE_REMOTE_TEST_GET"      // URL: print the body of GET URL
+	envStartAt = "BINDRACE_REMOTE_TEST_START_AT" // instant: SleepUntil it, print the time
+)
+
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv(envServe) != "":
+		os.Exit(serveMode(os.Getenv(envServe)))
+	case os.Getenv(envGet) != "":
+		os.Exit(getMode(os.Getenv(envGet)))
+	case os.Getenv(envStartAt) != "":
+		os.Exit(startAtMode(os.Getenv(envStartAt)))
+	}
+	// Ctrl-C or a kill during the tests still removes the lab.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		closeLab()
+		os.Exit(1)
+	}()
+	code := m.Run()
+	if err := closeLab(); err != nil {
+		fmt.Fprintln(os.Stderr, "netnstest:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func serveMode(addr string) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "hi")
+	})}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		<-sig
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func getMode(url string) int {
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Printf("%d %s\n", resp.StatusCode, body)
+	return 0
+}
+
+func startAtMode(s string) int {
+	at, err := ParseStartAt(s)
+	if err == nil {
+		err = SleepUntil(context.Background(), at)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(time.Now().UnixNano())
+	return 0
+}
+
+var (
+	labOnce sync.Once
+	labMu   sync.Mutex
+	lab     *netnstest.Lab
+	labErr  error
+)
+
+// needLab starts the package's lab on first use: a server and two client hosts.
+func needLab(t *testing.T) *netnstest.Lab {
+	t.Helper()
+	labOnce.Do(func() {
+		l, err := netnstest.Start(netnstest.Options{})
+		labMu.Lock()
+		lab, labErr = l, err
+		labMu.Unlock()
+	})
+	if errors.Is(labErr, netnstest.ErrNoCapability) {
+		t.Skip("needs real hosts in network namespaces: " + labErr.Error())
+	}
+	if labErr != nil {
+		t.Fatal(labErr)
+	}
+	return lab
+}
+
+func closeLab() error {
+	labMu.Lock()
+	defer labMu.Unlock()
+	if lab == nil {
+		return nil
+	}
+	return lab.Close()
+}
+
+func host(t *testing.T, h netnstest.Host) Host {
+	t.Helper()
+	hh, err := ParseHost(h.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hh
+}
+
+// labRunner is a Runner for the lab: its ssh config, short timeouts.
+func labRunner(t *testing.T, o Options) (*netnstest.Lab, *Runner) {
+	t.Helper()
+	l := needLab(t)
+	if o.ConfigFile == "" {
+		o.ConfigFile = l.ConfigFile
+	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = 3 * time.Second
+	}
+	r, err := NewRunner(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, r
+}
+
+// labSession opens a session that the test closes (and checks) at its end.
+func labSession(t *testing.T, r *Runner, o SessionOptions) *Session {
+	t.Helper()
+	if o.StopGrace == 0 {
+		o.StopGrace = time.Second
+	}
+	s, err := r.NewSession(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("session close: %v", err)
+		}
+		if left := localTagged(sessionTag(s.ID)); len(left) > 0 {
+			t.Errorf("processes of session %s left after Close: %v", s.ID, left)
+		}
+	})
+	return s
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// The lab's hosts share this machine's PID namespace and /proc, so a test checks from here
+// what is left of a remote process.
+
+// localGroup lists the live (not zombie) processes of process group pgid.
+func localGroup(pgid int) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		if g, _ := strconv.Atoi(fields[2]); g == pgid {
+			pid, _ := strconv.Atoi(strings.Split(f, "/")[2])
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// localTagged lists the live processes whose environment holds tag.
+func localTagged(tag string) []int {
+	var pids []int
+	files, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), tag) {
+			continue
+		}
+		pid, _ := strconv.Atoi(strings.Split(f, "/")[2])
+		if pid != os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// eventually polls cond until it holds or within passes.
+func eventually(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
+}
