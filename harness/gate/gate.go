@@ -40,8 +40,10 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 	return d.verdict, d.reasons, d.checks
 }
 
-// Apply runs Decide and stores the verdict, reasons, checks and headline in s.
+// Apply runs Decide and stores the verdict, reasons, checks and headline in s, with the race's
+// resolving power at its (possibly new) threshold.
 func Apply(s *session.Summary, base *Baseline) {
+	s.Resolution = stats.ResolutionOf(s, decideOn(s))
 	s.Verdict, s.Reasons, s.Checks = Decide(s, base)
 	s.Headline = Headline(s)
 }
@@ -94,6 +96,12 @@ func decideOn(s *session.Summary) string {
 func checkThroughput(d *decision, s *session.Summary) {
 	metric := decideOn(s)
 	c := pairedCheck(s, metric, s.Thresholds.MinMedianDeltaPct, "min")
+	if r := s.Resolution; r != nil && c.Verdict == session.Inconclusive {
+		c.Reason += fmt.Sprintf("; this race resolves ±%.1f%%: only a regression beyond %.1f%% would FAIL", r.HalfWidthPct, r.DetectablePct)
+		if r.PairsForThreshold > 0 {
+			c.Reason += fmt.Sprintf(", and about %d pairs would let an unchanged build PASS", r.PairsForThreshold)
+		}
+	}
 	if metric == stats.MetricRPS {
 		who := map[string]string{session.Pass: "b", session.Fail: "a"}[c.Verdict]
 		if n, total := clientBound(s, who); who != "" && n > 0 {

@@ -47,8 +47,8 @@ type counts struct {
 	// What the client sees of the server's batching: reads that brought data, event-loop
 	// wake-ups, and the batches in flight summed over those wake-ups.
 	reads, wakeups, inFlight int64
-	errs       [numKinds]int64
-	status     [600]int64 // non-2xx responses by status code (codes are 100..599)
+	errs                     [numKinds]int64
+	status                   [600]int64 // non-2xx responses by status code (codes are 100..599)
 }
 
 func (c *counts) add(o *counts) {

@@ -86,7 +86,7 @@ type Profile struct {
 	// Loadgen drives the load: "builtin" (bindrace's own client) or "wrk" (HTTP scenarios, whole
 	// seconds), to show that a headline is not one client's artefact.
 	Loadgen string `json:"loadgen"`
-	Threads     int `json:"threads"` // server threads; 0 = one per server CPU
+	Threads int    `json:"threads"` // server threads; 0 = one per server CPU
 
 	CPUsServer string `json:"cpus_server"` // taskset lists; "" = default split
 	CPUsClient string `json:"cpus_client"`

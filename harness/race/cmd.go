@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -521,4 +522,121 @@ func renderReport(w io.Writer, dir, format string) error {
 		}
 	}
 	return nil
+}
+
+const calibrateUsage = `Usage: bindrace calibrate --target T [--profile NAME] [--slowdowns 0,5] [--races 3] [flags]
+
+Measures what the gate can catch on this machine: races T with its CPU time capped at
+100-S% (T@cpuNN, through the cpu cgroup's quota: a known slowdown of the same code) against T,
+--races times for each slowdown S (0: T against itself), under the profile, and writes
+calibration.json with every verdict and the detection rate per slowdown. Needs root for the
+cgroup. Flags given here override the profile, as for race.
+
+Exit status: 0 done, 2 error (a race that could not finish; what was measured is saved).`
+
+// CalibrateCommand is `bindrace calibrate`.
+func CalibrateCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("calibrate", calibrateUsage, stderr)
+	target := fs.String("target", "binding", "target to calibrate")
+	ov := profile.AddFlags(fs, "release-linux", false)
+	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
+	races := fs.Int("races", 3, "races per slowdown")
+	out := fs.String("out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
+	if code, done := parseNoArgs(fs, "calibrate", calibrateUsage, args, stdout, stderr); done {
+		return code
+	}
+	for _, s := range *slowdowns {
+		if s < 0 || s >= 100 {
+			fmt.Fprintf(stderr, "bindrace calibrate: bad flag value --slowdowns: %d is not a percentage in [0, 100)\n", s)
+			return 2
+		}
+	}
+	if *races < 1 {
+		fmt.Fprintln(stderr, "bindrace calibrate: --races must be at least 1")
+		return 2
+	}
+	ctx, p, _, done, ok := prepare("calibrate", ov, "", stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(resultsDir(), session.Name(time.Now(), "calibrate", *target))
+	}
+	return Calibrate(ctx, CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
+		Out: dir, Stdout: stdout, Stderr: stderr, Command: os.Args})
+}
+
+const noiseUsage = `Usage: bindrace noise --target T [--profile NAME] [--processes 6] [--windows 6] [--window 3s] [flags]
+
+Takes run-to-run variance apart: --processes fresh servers of T, each measured in --windows
+back-to-back windows of --window (fresh connections each), each window in 1 s slices, with the
+race's shape from the profile. Prints the spread at each level (slices within a window, windows
+within a process, processes) with each level's share of a single window's variance, and writes
+noise.json (every window: throughput, slices, server CPU, responses per CPU-second, what the
+client saw of the server's batching, the server's own counters). --setarch-r runs the server with
+ASLR off, --loadgen wrk drives it with wrk.
+
+Exit status: 0 done, 2 error.`
+
+// NoiseCommand is `bindrace noise`.
+func NoiseCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("noise", noiseUsage, stderr)
+	target := fs.String("target", "binding", "target to measure")
+	ov := profile.AddFlags(fs, "release-linux", false)
+	procs := fs.Int("processes", 6, "fresh server processes")
+	windows := fs.Int("windows", 6, "measured windows per process")
+	window := fs.Duration("window", 3*time.Second, "length of each window")
+	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")
+	out := fs.String("out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
+	asJSON := fs.Bool("json", false, "print noise.json on stdout instead of the table")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
+		return code
+	}
+	if *procs < 2 || *windows < 2 || *window < time.Second {
+		fmt.Fprintln(stderr, "bindrace noise: --processes and --windows must be at least 2, --window at least 1s")
+		return 2
+	}
+	ctx, p, logw, done, ok := prepare("noise", ov, *slog, stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	var wrap []string
+	if *noASLR {
+		wrap = []string{"setarch", "-R"}
+	}
+	n, err := MeasureNoise(ctx, NoiseOptions{Target: *target, Profile: p, Processes: *procs, Windows: *windows,
+		Window: *window, Wrap: wrap, Stderr: stderr, ServerLog: logw})
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(resultsDir(), session.Name(time.Now(), "noise", *target))
+	}
+	path, werr := WriteNoise(dir, n)
+	if err != nil || werr != nil {
+		fmt.Fprintf(stderr, "bindrace noise: %v (what was measured is in %s)\n", errors.Join(err, werr), dir)
+		return 2
+	}
+	if *asJSON {
+		printJSON(stdout, n)
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s, %s, %d connections × pipelining %d, %s load generator, %d processes × %d windows of %s\n\n",
+		n.Target, n.Scenario, n.Shape.Connections, n.Shape.Pipelining, n.Loadgen, *procs, *windows, *window)
+	fmt.Fprintf(stdout, "%-36s %8s %14s %6s %14s\n", "level", "CV", "per CPU-s CV", "n", "share of var.")
+	for _, l := range n.Levels {
+		share := "—"
+		if l.SharePct > 0 || l.Level == "windows within a process" {
+			share = fmt.Sprintf("%.0f%%", l.SharePct)
+		}
+		perCPU := "—"
+		if l.PerCPUCV > 0 {
+			perCPU = fmt.Sprintf("%.2f%%", l.PerCPUCV)
+		}
+		fmt.Fprintf(stdout, "%-36s %7.2f%% %14s %6d %14s\n", l.Level, l.CVPct, perCPU, l.N, share)
+	}
+	fmt.Fprintf(stdout, "\nwrote %s\n", path)
+	return 0
 }

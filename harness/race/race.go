@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -283,6 +284,11 @@ func Race(ctx context.Context, o Options) RaceResult {
 		}
 		s.Started, s.Finished = started, time.Now().UTC()
 		gate.Apply(s, nil)
+		if r, t := s.Resolution, math.Abs(s.Thresholds.MinMedianDeltaPct); r != nil && r.HalfWidthPct > t {
+			s.Warnings = stats.AppendWarning(s.Warnings, fmt.Sprintf(
+				"the threshold (%+.1f%%) is tighter than this race's resolving power (±%.1f%%): an unchanged build comes out INCONCLUSIVE and only a regression beyond %.1f%% FAILs; about %d pairs would resolve it on this machine",
+				s.Thresholds.MinMedianDeltaPct, r.HalfWidthPct, r.DetectablePct, r.PairsForThreshold))
+		}
 		if err := writeRace(sdir, s, man); err != nil {
 			prog.Logf("error: %v", err)
 			writeErr = err
@@ -326,6 +332,10 @@ func Race(ctx context.Context, o Options) RaceResult {
 		} else {
 			for _, r := range s.Reasons {
 				fmt.Fprintf(o.Stderr, "  %s\n", r)
+			}
+			if r := s.Resolution; r != nil {
+				fmt.Fprintf(o.Stderr, "  resolving power: ±%.1f%% on %s (the interval's half-width over %d pairs); a regression beyond %.1f%% FAILs at the threshold\n",
+					r.HalfWidthPct, r.Metric, s.Paired[r.Metric].N, r.DetectablePct)
 			}
 			for _, w := range s.Warnings {
 				fmt.Fprintf(o.Stderr, "  warning: %s\n", w)

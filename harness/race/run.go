@@ -408,7 +408,11 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 		cpu := u1.CPUSeconds - u0.CPUSeconds
 		if wall > 0 {
 			run.ServerCPUPct = round2(cpu / wall * 100)
-			run.ClientBound = run.ServerCPUPct < ClientBoundFraction*100*e.plan.allottedCores()
+			allotted := e.plan.allottedCores()
+			if q := e.resolved[rs.target].CPUQuotaPct; q > 0 {
+				allotted *= float64(q) / 100 // a capped server is saturated at its cap
+			}
+			run.ClientBound = run.ServerCPUPct < ClientBoundFraction*100*allotted
 		}
 		if cpu > 0 && res != nil {
 			run.RPSPerCPUSecond = round2(float64(res.Responses) / cpu)

@@ -119,6 +119,19 @@ type Paired struct {
 	MaxPct     float64     `json:"max_pct"`
 }
 
+// Resolution is the smallest regression a race's own noise lets it detect, from the interval of
+// the throughput metric it decides on (stats.ResolutionOf).
+type Resolution struct {
+	Metric       string  `json:"metric"`
+	HalfWidthPct float64 `json:"half_width_pct"` // the interval's wider half: the noise a verdict must clear
+	// DetectablePct is the slowdown that FAILs about half the time at the threshold: its
+	// interval then ends near the threshold, |threshold| + the upper half-width.
+	DetectablePct float64 `json:"detectable_regression_pct"`
+	// PairsForThreshold is about how many pairs would narrow the interval to |threshold| at this
+	// spread (width ∝ 1/√pairs), so an unchanged build could PASS; 0 for a zero threshold.
+	PairsForThreshold int `json:"pairs_for_threshold"`
+}
+
 // Check is one gated comparison, as a program reads it; Reasons holds the same for people.
 type Check struct {
 	Metric     string      `json:"metric"`  // rps, rps_per_cpu_second, p99_ms, errors, instructions, baseline:instructions, ...
@@ -166,6 +179,7 @@ type Summary struct {
 	CIPct            *[2]float64       `json:"ci_pct"`        // interval of median_delta_pct; null: too few pairs
 	CIConfidence     float64           `json:"ci_confidence"` // its real coverage
 	Paired           map[string]Paired `json:"paired"`        // rps, rps_per_cpu_second, p95_ms, p99_ms
+	Resolution       *Resolution       `json:"resolution"`    // what this race's spread can tell apart; null: too few pairs
 	Wins             int               `json:"wins"`          // pairs A won on throughput
 	OrderEffectPct   float64           `json:"order_effect_pct"`
 	StatsA           SideStats         `json:"stats_a"`

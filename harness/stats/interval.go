@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/bindrace/bindrace/harness/session"
+
 	"github.com/aclements/go-moremath/stats"
 )
 
@@ -74,6 +76,28 @@ func MinSamples(level float64) int {
 		}
 	}
 	return n
+}
+
+// ResolutionOf says what a race's spread can resolve on the throughput metric its verdict rests
+// on (decideOn), at threshold t (negative: how much slower A may be). With the interval
+// [lo, hi] around the median m, a true delta d gives about [d-(m-lo), d+(hi-m)]: it FAILs once
+// d + (hi-m) < t, so the regression detected about half the time is |t| + (hi-m). The interval's
+// width shrinks as 1/√n for n pairs, so width w at n pairs becomes |t| at n·(w/|t|)² pairs.
+// Nil without a bounded interval.
+func ResolutionOf(s *session.Summary, decideOn string) *session.Resolution {
+	p, ok := s.Paired[decideOn]
+	if !ok || p.CIPct == nil {
+		return nil
+	}
+	lo, hi := p.MedianPct-p.CIPct[0], p.CIPct[1]-p.MedianPct
+	r := &session.Resolution{Metric: decideOn, HalfWidthPct: max(lo, hi),
+		DetectablePct: math.Abs(min(s.Thresholds.MinMedianDeltaPct, 0)) + hi}
+	if t := math.Abs(s.Thresholds.MinMedianDeltaPct); t > 0 {
+		need := int(math.Ceil(float64(p.N) * math.Pow(r.HalfWidthPct/t, 2)))
+		need = max(need, MinSamples(s.CILevel))
+		r.PairsForThreshold = need + need%2
+	}
+	return r
 }
 
 // CheckLevel is the two-sided interval level each of m fallible checks must use so that all of

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/bindrace/bindrace/harness/session"
 )
 
 func TestMedianInterval(t *testing.T) {
@@ -159,4 +161,22 @@ func TestIntervalCoverage(t *testing.T) {
 		}
 	}
 	t.Logf("coverage of the median's order-statistic interval, %d trials per row:\n%s", trials, table.String())
+}
+
+func TestResolutionOf(t *testing.T) {
+	s := &session.Summary{CILevel: 0.95, Thresholds: session.Thresholds{MinMedianDeltaPct: -2},
+		Paired: map[string]session.Paired{MetricRPS: {MedianPct: 1, CIPct: &[2]float64{-2, 4}, N: 8}}}
+	r := ResolutionOf(s, MetricRPS)
+	// Half-widths 3 below and 3 above: a true -5% has its interval end at -2%.
+	if r == nil || r.HalfWidthPct != 3 || r.DetectablePct != 5 || r.PairsForThreshold != 18 {
+		t.Errorf("%+v", r)
+	}
+	s.Thresholds.MinMedianDeltaPct = 0
+	if r := ResolutionOf(s, MetricRPS); r.PairsForThreshold != 0 || r.DetectablePct != 3 {
+		t.Errorf("zero threshold: %+v", r)
+	}
+	s.Paired[MetricRPS] = session.Paired{MedianPct: 1, N: 2}
+	if ResolutionOf(s, MetricRPS) != nil {
+		t.Error("a resolution without an interval")
+	}
 }

@@ -43,7 +43,8 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
 		}
-		argv = []string{exe, "serve", "--target", t.Name, "--port", p}
+		base, _, _ := splitQuota(t.Name) // a capped target serves as itself
+		argv = []string{exe, "serve", "--target", base, "--port", p}
 		if o.Threads > 0 {
 			argv = append(argv, "--threads", strconv.Itoa(o.Threads))
 		}

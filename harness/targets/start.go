@@ -41,6 +41,7 @@ type Server struct {
 	out     *tail
 	stop    sync.Once
 	stopErr error
+	quota   *cpuQuota // the cgroup capping a "T@cpuNN" server, removed with it
 }
 
 const (
@@ -147,6 +148,16 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 		case <-s.exited:
 		}
 	}()
+	if t.CPUQuotaPct > 0 {
+		cpus := o.Threads
+		if o.CPUs != "" {
+			cpus, _ = countCPUs(o.CPUs)
+		}
+		if s.quota, err = capCPU(s.Pid, t.CPUQuotaPct, cpus); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("target %s: %w", t.Name, err)
+		}
+	}
 
 	err = s.waitReady(ctx, timeout)
 	if (err == nil && !s.ownsListener()) || (err != nil && s.exitedEarly() && checkPortFree(port) != nil) {
@@ -264,6 +275,7 @@ func (s *Server) Stop() error {
 			live.Lock()
 			delete(live.m, s)
 			live.Unlock()
+			s.quota.remove()
 		}()
 		select {
 		case <-s.exited:

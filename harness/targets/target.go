@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +37,9 @@ type Target struct {
 	root   string // repo root (binding, node kinds)
 	binary string // KindBinding: the server binary
 	static bool   // binding-static: routes answered in C++ only
+
+	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
+	CPUQuotaPct int
 }
 
 var fixedNames = []string{"binding", "binding-plain", "binding-static", "uws", "fasthttp", "nethttp"}
@@ -53,6 +57,18 @@ func Names() []string {
 // Resolve finds a target by name and checks that what it needs is there (a built binary, the
 // Node modules), so a run fails before it starts rather than half-way.
 func Resolve(name string) (*Target, error) {
+	base, pct, err := splitQuota(name)
+	if err != nil {
+		return nil, err
+	}
+	if pct > 0 {
+		t, err := Resolve(base)
+		if err != nil {
+			return nil, err
+		}
+		t.Name, t.CPUQuotaPct = name, pct
+		return t, nil
+	}
 	switch name {
 	case "fasthttp", "nethttp":
 		return &Target{Name: name, Kind: KindGo}, nil
@@ -75,7 +91,7 @@ func Resolve(name string) (*Target, error) {
 		}
 		return &Target{Name: name, Kind: KindCommand, Command: cmd}, nil
 	}
-	return nil, fmt.Errorf("unknown target %q (known: %s, cmd:<command with {port}>)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown target %q (known: %s, cmd:<command with {port}>; any of them@cpuNN caps its CPU time at NN%%)", name, strings.Join(Names(), ", "))
 }
 
 func resolveBinding(name, binary, make string, static bool) (*Target, error) {
@@ -198,6 +214,9 @@ func (t *Target) Build() (map[string]string, error) {
 		b["kind"], b["version"], b["node"] = "npm", v[upstreamPackage], v["node"]
 	case KindCommand:
 		b["kind"], b["command"] = "external", t.Command
+	}
+	if t.CPUQuotaPct > 0 {
+		b["cpu_quota_pct"] = strconv.Itoa(t.CPUQuotaPct)
 	}
 	return b, nil
 }

@@ -85,6 +85,22 @@ func parseStatusRSS(status string) (rss, peak int64) {
 type Info struct {
 	HeapBytes int64 // Go heap in use, or V8's heapUsed summed over the server's isolates
 	Threads   int   // threads it serves with; 0 when it did not say
+	// Counters are running totals a server may keep of its own work (the binding: reads,
+	// wake-ups, responses); PerResponse turns two readings into per-response figures.
+	Counters map[string]float64
+}
+
+// PerResponse is how much each counter grew from before to i, per response; nil when the
+// server keeps none.
+func (i Info) PerResponse(before Info, responses int64) map[string]float64 {
+	if len(i.Counters) == 0 || responses <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range i.Counters {
+		out[k] = (v - before.Counters[k]) / float64(responses)
+	}
+	return out
 }
 
 // Info asks the server for its heap in use and thread count on scenario.InfoPath.
@@ -103,12 +119,13 @@ func (s *Server) Info() (Info, error) {
 		return Info{}, fmt.Errorf("target %s: info: %w", s.Target, err)
 	}
 	var h struct {
-		HeapBytes *int64 `json:"heap_bytes"`
-		Threads   int    `json:"threads"`
+		HeapBytes *int64             `json:"heap_bytes"`
+		Threads   int                `json:"threads"`
+		Counters  map[string]float64 `json:"counters"`
 	}
 	if resp.StatusCode != 200 || json.Unmarshal(body, &h) != nil || h.HeapBytes == nil {
 		return Info{}, fmt.Errorf("target %s: info: GET %s answered %d %q, want {\"heap_bytes\": N, \"threads\": T}",
 			s.Target, scenario.InfoPath, resp.StatusCode, truncate(string(body), 200))
 	}
-	return Info{HeapBytes: *h.HeapBytes, Threads: h.Threads}, nil
+	return Info{HeapBytes: *h.HeapBytes, Threads: h.Threads, Counters: h.Counters}, nil
 }

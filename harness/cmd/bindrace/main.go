@@ -40,6 +40,8 @@ var commands = []command{
 	{"report", "render a saved session (md, html, csv, json, benchfmt)", race.ReportCommand},
 	{"gate", "re-apply the gate to a saved session (and hold it to a baseline)", race.GateCommand},
 	{"baseline", "write a session's deterministic counts to a baseline file (baseline write DIR)", race.BaselineCommand},
+	{"noise", "take run-to-run variance apart: slices, windows, processes", race.NoiseCommand},
+	{"calibrate", "what the gate catches here: A/A races and races against a known slowdown", race.CalibrateCommand},
 	{"version", "print the version", versionCommand},
 }
 

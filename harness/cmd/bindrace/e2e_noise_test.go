@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/race"
+)
+
+// bindrace noise takes a target's variance apart level by level and says what the client saw.
+func TestNoise(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "noise")
+	r := cli(t, 90*time.Second, "noise", "--target", "fasthttp", "--processes", "2", "--windows", "2", "--window", "3s",
+		"--warmup", "200ms", "--busy-sample", "100ms", "--connections", "20", "--out", dir, "--json")
+	var n race.Noise
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &n) != nil {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if len(n.Processes) != 2 || len(n.Processes[1].Windows) != 2 || len(n.Levels) != 4 {
+		t.Fatalf("shape: %d processes, levels %+v", len(n.Processes), n.Levels)
+	}
+	for _, p := range n.Processes {
+		for _, w := range p.Windows {
+			if w.RPS <= 0 || w.ServerCPUPct <= 0 || w.RPSPerCPUSecond <= 0 || w.Client == nil || w.Client.ResponsesPerRead < 1 || len(w.Slices) == 0 {
+				t.Errorf("window %+v", w)
+			}
+		}
+	}
+	for _, l := range n.Levels {
+		if l.CVPct <= 0 || l.N <= 0 {
+			t.Errorf("level %+v", l)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "noise.json")); err != nil {
+		t.Error(err)
+	}
+	noLeftovers(t)
+}
+
+// bindrace calibrate races a target against itself and against itself with its CPU capped: the
+// cap shows as the slowdown it is, and calibration.json records every race.
+func TestCalibrate(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: the CPU cap needs a cgroup, which needs root")
+	}
+	dir := filepath.Join(t.TempDir(), "cal")
+	r := cli(t, 180*time.Second, append([]string{"calibrate", "--target", "fasthttp", "--profile", "quick", "--slowdowns", "0,50",
+		"--races", "1", "--pairs", "6", "--connections", "20", "--out", dir}, fast...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var cal race.Calibration
+	b, _ := os.ReadFile(filepath.Join(dir, "calibration.json"))
+	if err := json.Unmarshal(b, &cal); err != nil || len(cal.Rows) != 2 {
+		t.Fatalf("calibration.json: %v\n%s", err, b)
+	}
+	aa, capped := cal.Rows[0], cal.Rows[1]
+	if aa.Candidate != "fasthttp" || len(aa.Verdicts) != 1 || len(aa.HalfWidths) != 1 {
+		t.Errorf("A/A row %+v", aa)
+	}
+	// Half the CPU of a saturated server: clearly slower, and not by chance.
+	if capped.Candidate != "fasthttp@cpu50" || len(capped.MedianDeltas) != 1 || capped.MedianDeltas[0] > -20 {
+		t.Errorf("capped row %+v", capped)
+	}
+	noLeftovers(t)
+}
