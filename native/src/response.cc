@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "conn.h"
-
 namespace br {
 namespace {
 
