@@ -237,7 +237,7 @@ FUZZ_JOBS_ARGS ?=
 FUZZ_CXXFLAGS  := -std=c++20 -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -Inative/include -Wall -Wextra
 FUZZ_SRC_http_parser := native/src/http_parser.cc
-FUZZ_SRC_chunked     := native/src/http_parser.cc
+FUZZ_SRC_chunked     := native/src/http_chunked.cc
 FUZZ_SRC_router      := native/src/router.cc
 FUZZ_SRC_ws_frame    :=
 FUZZ_MAXLEN_http_parser := 4096
@@ -257,9 +257,14 @@ FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/artifacts/$(1) && \
 
 fuzz-build: $(FUZZ_BINS) ## build the libFuzzer targets into build/fuzz/
 
-build/fuzz/%_fuzz: native/fuzz/%_fuzz.cc native/fuzz/fuzz_common.h native/src/http_parser.h \
-                   native/src/http_parser.cc native/src/router.h native/src/router.cc native/include/bindrace.h \
-                   native/src/ws_reader.h native/src/ws_frame.h native/src/utf8.h
+# Every native file a fuzz target compiles or includes (the headers are listed by hand: these
+# rules have no -MMD dependency files).
+FUZZ_DEPS := native/fuzz/fuzz_common.h native/include/bindrace.h native/src/http_parser.h \
+             native/src/http_chars.h native/src/http_parser.cc native/src/http_chunked.cc \
+             native/src/router.h native/src/router.cc native/src/ws_reader.h native/src/ws_frame.h \
+             native/src/utf8.h
+
+build/fuzz/%_fuzz: native/fuzz/%_fuzz.cc $(FUZZ_DEPS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CXXFLAGS) $< $(FUZZ_SRC_$*) -o $@
 
@@ -290,10 +295,12 @@ fuzz-smoke: $(FUZZ_BINS) ## run each fuzz target FUZZ_SMOKE_SECONDS (7); fail on
 NATIVE_TEST_CXXFLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                         -fno-sanitize-recover=undefined -Inative/include -Wall -Wextra
 
-build/tests/http_conformance_test: native/tests/http_conformance_test.cc native/src/http_parser.h \
-                                   native/src/http_parser.cc native/include/bindrace.h
+CONFORMANCE_SRCS := native/src/http_parser.cc native/src/http_chunked.cc
+
+build/tests/http_conformance_test: native/tests/http_conformance_test.cc $(CONFORMANCE_SRCS) \
+                                   native/src/http_parser.h native/src/http_chars.h native/include/bindrace.h
 	@mkdir -p $(@D)
-	$(CLANG) $(NATIVE_TEST_CXXFLAGS) $< native/src/http_parser.cc -o $@
+	$(CLANG) $(NATIVE_TEST_CXXFLAGS) $< $(CONFORMANCE_SRCS) -o $@
 
 test-native: build/tests/http_conformance_test ## RFC 9112 conformance table under ASan+UBSan
 	UBSAN_OPTIONS=print_stacktrace=1 build/tests/http_conformance_test

@@ -3,7 +3,7 @@
 // `make test-native`.
 //
 // Each row is request bytes and the expected outcome of feeding them to a connection, modelled
-// exactly on the event loop's process(): parse the head from the request start, then the body
+// exactly on process() in native/src/http_conn.cc: parse the head from the request start, then the body
 // (Content-Length, or chunked decoded in place with the state carried between reads), answer,
 // advance, repeat for pipelined requests; stop at the first refusal. Outcomes:
 //   OK(method, target, header count, body)   a request accepted
