@@ -6,8 +6,9 @@
 
 #include "app.h"
 
-// Present only in instrumented builds (clang -fprofile-instr-generate).
-extern "C" int __llvm_profile_write_file(void) __attribute__((weak));
+// Present only in instrumented builds (clang -fprofile-instr-generate). The name is the profile
+// runtime's, reserved identifier or not.
+extern "C" int __llvm_profile_write_file(void) __attribute__((weak));  // NOLINT(bugprone-reserved-identifier)
 
 namespace br {
 namespace {

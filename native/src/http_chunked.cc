@@ -33,8 +33,9 @@ bool chunk_ext(const char *p, const char *end) {
           if (p == end) return false;
           unsigned char c = (unsigned char)*p;
           if (c == '"') break;
-          if (c == '\\') {
-            if (++p == end || ((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) return false;
+          if (c == '\\') {  // quoted-pair: any visible byte, SP or HTAB may follow
+            p++;
+            if (p == end || ((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) return false;
           } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
             return false;
           }

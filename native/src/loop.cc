@@ -23,11 +23,13 @@ namespace {
 constexpr uintptr_t kListenerTag = 1, kWakeTag = 2;  // epoll data of the two fds that are no Conn
 constexpr int kMaxEvents = 512;
 constexpr int kAcceptBurst = 256;  // connections accepted per readiness, so reads are not starved
-constexpr size_t kArena = 64 * 1024;
+constexpr size_t kArena = size_t(64) << 10;  // each batch arena to start with
 
+// clock_gettime fails only for a clock the kernel lacks (or bad memory): the two clocks are
+// checked once in br_loop_new, so the calls on the hot path need no check.
 uint64_t mono_ms() {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  (void)clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
 }
 
@@ -35,7 +37,7 @@ uint64_t mono_ms() {
 void tick(br_loop *l) {
   l->now_ms = mono_ms();
   struct timespec ts;
-  clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  (void)clock_gettime(CLOCK_REALTIME_COARSE, &ts);
   l->date.update(ts.tv_sec);
 }
 
@@ -108,7 +110,7 @@ void reap(br_loop *l) {
     l->free_idx.push_back(c->idx);
     Buffer in = c->in;
     in.len = 0;
-    in.shrink(64 * 1024);
+    in.shrink(size_t(64) << 10);  // one large request does not pin its buffer in the pool
     std::vector<Slot> slots;
     slots.swap(c->http.slots.ring);
     c->out.release();
@@ -163,8 +165,11 @@ uint64_t sweep_interval(const br_app *app) {
   return shortest / 4 < 10 ? 10 : shortest / 4 > 1000 ? 1000 : shortest / 4;
 }
 
-// The epoll set and the wake eventfd; 0, or the errno of the call that failed.
+// The loop's clocks, the epoll set and the wake eventfd; 0, or the errno of the call that failed.
 int open_loop_fds(br_loop *l) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) < 0 || clock_gettime(CLOCK_REALTIME_COARSE, &ts) < 0)
+    return errno;
   l->ep = epoll_create1(EPOLL_CLOEXEC);
   if (l->ep < 0) return errno;
   l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
