@@ -323,8 +323,9 @@ NATIVE_TEST_CXXFLAGS := -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=add
 
 CONFORMANCE_SRCS := native/src/http_parser.cc native/src/http_chunked.cc
 
-build/tests/http_conformance_test: native/tests/http_conformance_test.cc $(CONFORMANCE_SRCS) \
-                                   native/src/http_parser.h native/src/http_chars.h native/include/bindrace.h
+build/tests/http_conformance_test: native/tests/http_conformance_test.cc native/tests/http_conformance_rows.h \
+                                   $(CONFORMANCE_SRCS) native/src/http_parser.h native/src/http_chars.h \
+                                   native/include/bindrace.h
 	@mkdir -p $(@D)
 	$(CLANG) $(NATIVE_TEST_CXXFLAGS) $< $(CONFORMANCE_SRCS) -o $@
 
