@@ -2,10 +2,11 @@
 // (br::parse_head + br::decode_chunked, native/src/http_parser.h). Built with ASan+UBSan by
 // `make test-native`.
 //
-// Each row is request bytes and the expected outcome of feeding them to a connection, modelled
-// exactly on process() in native/src/http_conn.cc: parse the head from the request start, then the body
-// (Content-Length, or chunked decoded in place with the state carried between reads), answer,
-// advance, repeat for pipelined requests; stop at the first refusal. Outcomes:
+// Each row (http_conformance_rows.h) is request bytes and the expected outcome of feeding them to
+// a connection, modelled exactly on process() in native/src/http_conn.cc: parse the head from
+// the request start, then the body (Content-Length, or chunked decoded in place with the state
+// carried between reads), answer, advance, repeat for pipelined requests; stop at the first
+// refusal. Outcomes:
 //   OK(method, target, header count, body)   a request accepted
 //   ST(400)  / ANY({400, 501})               refused with that status (any of those)
 //   MORE                                     bytes left over that need more input
