@@ -39,10 +39,21 @@ struct Conn {
 void update_events(br_loop *l, Conn *c);
 // Closes c now; its memory is reused once the embedder holds no views into it (reap).
 void destroy(br_loop *l, Conn *c);
+// on_readable and flush_dirty run in every step. In br_loop_step's file they were inlined into it
+// (a file-local function with one caller always is); from another file ThinLTO leaves functions
+// this large out of line, and `ld.lld -r` keeps every symbol global, so each would cost a call
+// per step: +1% instructions per ws-echo message, measured. clang (the release build) is told to
+// inline them; other compilers only build the unity file, where they are in the same unit.
+#if defined(__clang__)
+#define BR_INLINE_INTO_STEP [[clang::always_inline]]
+#else
+#define BR_INLINE_INTO_STEP
+#endif
+
 // One read: makes room in the receive buffer, receives, and processes what arrived.
-void on_readable(br_loop *l, Conn *c);
+BR_INLINE_INTO_STEP void on_readable(br_loop *l, Conn *c);
 // One send per connection for everything answered since the last flush (the cork), then
 // whatever the drained output allows: parsing buffered requests, reading again, or closing.
-void flush_dirty(br_loop *l);
+BR_INLINE_INTO_STEP void flush_dirty(br_loop *l);
 
 }  // namespace br

@@ -2,7 +2,6 @@
 #include "inbox.h"
 
 #include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>

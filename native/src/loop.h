@@ -2,8 +2,6 @@
 // the embedder, and the inbox other threads post to. The helpers below are the few every part
 // of the core calls on its hot path, so they are inline.
 #pragma once
-#include <sys/epoll.h>
-
 #include <atomic>
 #include <mutex>
 #include <vector>
