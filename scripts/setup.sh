@@ -25,7 +25,8 @@ t0=$(date +%s)
 # ---------------------------------------------------------------------------------------------
 # 1. System packages. Required ones fail the script; optional ones (perf) only warn.
 # chromium: the report page is tested in a real headless browser.
-REQUIRED_PKGS=(clang-19 lld-19 llvm-19 libclang-rt-19-dev g++ valgrind wrk util-linux git chromium)
+# clang-tidy-19: make lint-native.
+REQUIRED_PKGS=(clang-19 lld-19 llvm-19 libclang-rt-19-dev clang-tidy-19 g++ valgrind wrk util-linux git chromium)
 OPTIONAL_PKGS=(linux-perf)
 
 pkg_installed() {
@@ -49,7 +50,7 @@ apt_install() { # apt_install PKG... ; runs `apt-get update` once per script run
 if [ "${SETUP_SKIP_APT:-0}" = 1 ]; then
   step packages "skipped (SETUP_SKIP_APT=1)"
 elif ! command -v dpkg-query >/dev/null 2>&1; then
-  step packages "skipped: not a Debian system; install clang-19, lld-19, llvm-19, libclang-rt-19-dev, valgrind, wrk yourself"
+  step packages "skipped: not a Debian system; install clang-19, lld-19, llvm-19, libclang-rt-19-dev, clang-tidy-19, valgrind, wrk yourself"
 else
   [ "$(id -u)" = 0 ] || SUDO=sudo
   missing=()
@@ -155,8 +156,8 @@ done
 
 # The tools the Makefile calls, and the profile runtime the instrumented (PGO training) build
 # links. Checked even when the apt step was skipped, so a broken box fails here, not mid-build.
-for tool in clang++-19 ld.lld-19 llvm-ar-19 llvm-profdata-19; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool not found (package clang-19/lld-19/llvm-19)"
+for tool in clang++-19 ld.lld-19 llvm-ar-19 llvm-profdata-19 clang-tidy-19; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool not found (package clang-19/lld-19/llvm-19/clang-tidy-19)"
 done
 rt="$(clang++-19 -print-file-name=libclang_rt.profile-x86_64.a)"
 [ -f "$rt" ] || die "libclang_rt.profile-x86_64.a not found (package libclang-rt-19-dev)"

@@ -1,31 +1,16 @@
-// app.cc — the app, shared bodies, reference counting and the profile hook of the C ABI.
+// app.cc — the app half of the C ABI: limits, routes and their targets, refusal responses, and
+// the profile hook of instrumented builds.
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "app.h"
-#include "body.h"
-#include "op.h"
-#include "stream.h"
 
-// Present only in instrumented builds (clang -fprofile-instr-generate).
-extern "C" int __llvm_profile_write_file(void) __attribute__((weak));
+// Present only in instrumented builds (clang -fprofile-instr-generate). The name is the profile
+// runtime's, reserved identifier or not.
+extern "C" int __llvm_profile_write_file(void) __attribute__((weak));  // NOLINT(bugprone-reserved-identifier)
 
 namespace br {
-
-void body_unref(br_body *b) {
-  if (b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) free(b);
-}
-
-void stream_unref(br_stream *s) {
-  if (s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s;
-}
-
-void op_free(Op *op) {
-  if (op->body) body_unref(op->body);
-  if (op->stream) stream_unref(op->stream);
-  free(op);
-}
-
 namespace {
 
 const char *const kMethodNames[BR_METHOD_COUNT] = {"", "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH",
@@ -145,19 +130,6 @@ int br_app_ws(br_app *app, const char *pattern, uint32_t route_id, const br_ws_c
                c.max_message ? c.max_message : uint64_t(16) << 20};
   return br::add_target(app, "GET", pattern, t);
 }
-
-br_body *br_body_new(const void *data, size_t len) {
-  auto *b = static_cast<br_body *>(malloc(sizeof(br_body) + len));
-  if (!b) abort();
-  new (&b->refs) std::atomic<long>(1);
-  b->len = len;
-  if (data && len) memcpy(b->data, data, len);
-  return b;
-}
-
-void *br_body_data(br_body *b) { return b->data; }
-
-void br_body_release(br_body *b) { br::body_unref(b); }
 
 void br_profile_flush(void) {
   if (__llvm_profile_write_file) __llvm_profile_write_file();

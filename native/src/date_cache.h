@@ -17,7 +17,7 @@ struct DateCache {
     static const char *months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     struct tm t;
-    gmtime_r(&now, &t);
+    if (!gmtime_r(&now, &t)) return;  // a year past INT_MAX: keep the last line
     char *p = line;
     auto put = [&p](const char *s) { while (*s) *p++ = *s++; };
     auto two = [&p](int v) { *p++ = char('0' + v / 10); *p++ = char('0' + v % 10); };

@@ -1,35 +1,15 @@
-// http_parser.cc — see http_parser.h. Hot loops scan 16 bytes at a time with SSE2 where present.
+// http_parser.cc — the request-head parser of http_parser.h. Hot loops scan 16 bytes at a time
+// with SSE2 where present (http_chars.h).
 #include "http_parser.h"
 
 #include <cstring>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+
+#include "http_chars.h"
 
 namespace br {
 namespace {
 
-constexpr long kMaxMethod = 32;      // longer methods: 501, longer than any we could route
-constexpr long kMaxChunkLine = 1024; // chunk-size line incl. extensions
-
-// tchar per RFC 9110 5.6.2.
-struct TokenTable {
-  bool t[256] = {};
-  constexpr TokenTable() {
-    for (int c = '0'; c <= '9'; c++) t[c] = true;
-    for (int c = 'a'; c <= 'z'; c++) t[c] = true;
-    for (int c = 'A'; c <= 'Z'; c++) t[c] = true;
-    for (const char *s = "!#$%&'*+-.^_`|~"; *s; s++) t[(unsigned char)*s] = true;
-  }
-};
-constexpr TokenTable kToken;
-
-inline bool is_token(char c) { return kToken.t[(unsigned char)c]; }
-
-const char *scan_token(const char *p, const char *end) {
-  while (p < end && is_token(*p)) p++;
-  return p;
-}
+constexpr long kMaxMethod = 32;  // longer methods: 501, longer than any we could route
 
 // Case-insensitive compare against a lower-case literal made of letters, digits and '-'.
 inline bool ieq(const char *a, size_t n, const char *lower, size_t ln) {
@@ -100,26 +80,6 @@ struct Codings {
   }
 };
 
-// Stops at the first byte that cannot be in a field value: CTL other than HTAB, or DEL.
-const char *scan_value(const char *p, const char *end) {
-#ifdef __SSE2__
-  const __m128i us = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f), tab = _mm_set1_epi8(0x09);
-  while (end - p >= 16) {
-    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-    __m128i ctl = _mm_andnot_si128(_mm_cmpeq_epi8(x, tab), _mm_cmpeq_epi8(_mm_min_epu8(x, us), x));
-    int m = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(x, del)));
-    if (m) return p + __builtin_ctz(m);
-    p += 16;
-  }
-#endif
-  while (p < end) {
-    unsigned char c = (unsigned char)*p;
-    if ((c < 0x20 && c != '\t') || c == 0x7f) break;
-    p++;
-  }
-  return p;
-}
-
 uint32_t method_id(const char *m, size_t n) {
   switch (n) {
     case 3:
@@ -187,14 +147,48 @@ int parse_version(const char *&p, const char *end, Head *h) {
   return 1;
 }
 
-}  // namespace
+// What the field lines say about framing and the connection, gathered over all of them.
+struct Fields {
+  uint32_t hosts = 0;
+  bool bad_host = false;
+  Codings te;
+};
 
-int parse_head(const char *buf, size_t len, const Limits &lim, Head *h, br_header *hdrs) {
-  const char *p = buf, *end = buf + len;
-  // RFC 9112 2.2: ignore empty lines before the request-line.
-  while (end - p >= 2 && p[0] == '\r' && p[1] == '\n') p += 2;
-  if (p == end || (end - p == 1 && *p == '\r')) return 0;
+// Notes a field that changes framing or connection handling (picked out by name length first).
+// Returns 0, or -status for a Content-Length that is malformed, too large or contradicts another.
+int note_field(const char *name, size_t name_len, const char *v, size_t vn, Head *h, Fields *f) {
+  switch (name_len) {
+    case 4:
+      if (IEQ(name, name_len, "host")) {
+        f->hosts++;
+        f->bad_host |= !valid_host(v, vn);
+      }
+      break;
+    case 6:
+      if (IEQ(name, name_len, "expect") && IEQ(v, vn, "100-continue")) h->expect_continue = true;
+      break;
+    case 10:
+      if (IEQ(name, name_len, "connection")) connection_tokens(v, vn, h);
+      break;
+    case 14:
+      if (IEQ(name, name_len, "content-length")) {
+        int64_t cl = parse_length(v, vn);
+        if (cl == -1) return -400;
+        if (cl == -2) return -413;
+        if (h->content_length >= 0 && h->content_length != cl) return -400;
+        h->content_length = cl;
+      }
+      break;
+    case 17:
+      if (IEQ(name, name_len, "transfer-encoding")) f->te.add(v, vn);
+      break;
+  }
+  return 0;
+}
 
+// The request-line (RFC 9112 3): method SP request-target SP HTTP-version CRLF. Returns 1 and
+// moves p past it, 0 when more bytes are needed, or -status.
+int request_line(const char *&p, const char *end, const Limits &lim, Head *h) {
   // Verdicts never depend on where a read ended: every limit is checked the same way on a
   // complete head and on any prefix of it.
   const char *m = p;
@@ -220,19 +214,42 @@ int parse_head(const char *buf, size_t len, const Limits &lim, Head *h, br_heade
   if (end - p >= 10 && !memcmp(p, "HTTP/1.1", 8) && p[8] == '\r' && p[9] == '\n') {
     h->http10 = false;
     p += 10;
-  } else if (int r = parse_version(p, end, h); r <= 0) {
-    return r;
+    return 1;
   }
+  return parse_version(p, end, h);
+}
+
+// The verdict on a complete head's framing (RFC 9112 3.2, 6.1, 6.3): 0, or -status.
+int framing(Head *h, const Fields &f, const Limits &lim) {
+  if (f.hosts > 1 || (!h->http10 && f.hosts == 0) || f.bad_host) return -400;
+  if (f.te.present) {
+    // With Content-Length, in HTTP/1.0, or without chunked last, the body's end is ambiguous:
+    // the request-smuggling cases. Other codings before chunked are only unsupported.
+    if (h->content_length >= 0 || h->http10 || !f.te.chunked_last) return -400;
+    if (f.te.other || f.te.chunked_twice) return -501;
+    h->chunked = true;
+  }
+  if (h->content_length > 0 && uint64_t(h->content_length) > lim.max_body) return -413;
+  return 0;
+}
+
+}  // namespace
+
+int parse_head(const char *buf, size_t len, const Limits &lim, Head *h, br_header *hdrs) {
+  const char *p = buf, *end = buf + len;
+  // RFC 9112 2.2: ignore empty lines before the request-line.
+  while (end - p >= 2 && p[0] == '\r' && p[1] == '\n') p += 2;
+  if (p == end || (end - p == 1 && *p == '\r')) return 0;
+  if (int r = request_line(p, end, lim, h); r <= 0) return r;
 
   h->content_length = -1;
   h->chunked = h->close = h->keep_alive = h->expect_continue = false;
-  uint32_t n = 0, hosts = 0;
-  bool bad_host = false;
-  Codings te;
+  uint32_t n = 0;
+  Fields f;
   const char *fields = p;
   // More bytes needed: unless the field lines already exceed the limit.
   auto more = [&]() { return uint64_t(end - fields) > lim.max_header_bytes ? -431 : 0; };
-  for (;;) {
+  for (;;) {  // one field line per turn, up to the blank line
     if (uint64_t(p - fields) > lim.max_header_bytes) return -431;
     if (p == end) return more();
     if (*p == '\r') {
@@ -246,7 +263,7 @@ int parse_head(const char *buf, size_t len, const Limits &lim, Head *h, br_heade
     if (p == end) return more();
     // Catches obs-fold (line starts with SP/HTAB), whitespace before ':' and bad name bytes.
     if (*p != ':' || p == name) return -400;
-    size_t name_len = size_t(p - name);
+    auto name_len = size_t(p - name);
     p++;
     while (p < end && (*p == ' ' || *p == '\t')) p++;
     const char *v = p;
@@ -259,165 +276,14 @@ int parse_head(const char *buf, size_t len, const Limits &lim, Head *h, br_heade
     while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
     p += 2;
     if (n == lim.max_headers) return -431;
-    size_t vn = size_t(ve - v);
+    auto vn = size_t(ve - v);
     hdrs[n++] = br_header{{name, name_len}, {v, vn}};
-
-    // Headers that change framing or connection handling, picked out by length first.
-    switch (name_len) {
-      case 4:
-        if (IEQ(name, name_len, "host")) {
-          hosts++;
-          bad_host |= !valid_host(v, vn);
-        }
-        break;
-      case 6:
-        if (IEQ(name, name_len, "expect") && IEQ(v, vn, "100-continue")) h->expect_continue = true;
-        break;
-      case 10:
-        if (IEQ(name, name_len, "connection")) connection_tokens(v, vn, h);
-        break;
-      case 14:
-        if (IEQ(name, name_len, "content-length")) {
-          int64_t cl = parse_length(v, vn);
-          if (cl == -1) return -400;
-          if (cl == -2) return -413;
-          if (h->content_length >= 0 && h->content_length != cl) return -400;
-          h->content_length = cl;
-        }
-        break;
-      case 17:
-        if (IEQ(name, name_len, "transfer-encoding")) te.add(v, vn);
-        break;
-    }
+    if (int r = note_field(name, name_len, v, vn, h, &f)) return r;
   }
   h->n_headers = n;
   h->head_len = uint32_t(p - buf);
-
-  if (hosts > 1 || (!h->http10 && hosts == 0) || bad_host) return -400;
-  if (te.present) {
-    // With Content-Length, in HTTP/1.0, or without chunked last, the body's end is ambiguous:
-    // the request-smuggling cases. Other codings before chunked are only unsupported.
-    if (h->content_length >= 0 || h->http10 || !te.chunked_last) return -400;
-    if (te.other || te.chunked_twice) return -501;
-    h->chunked = true;
-  }
-  if (h->content_length > 0 && uint64_t(h->content_length) > lim.max_body) return -413;
+  if (int r = framing(h, f, lim)) return r;
   return int(h->head_len);
-}
-
-namespace {
-enum : uint8_t { kSize, kData, kDataEnd, kTrailer };
-
-// chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] ), up to end.
-// The extensions are ignored, but only well-formed ones are accepted.
-bool chunk_ext(const char *p, const char *end) {
-  auto bws = [&] { while (p < end && (*p == ' ' || *p == '\t')) p++; };
-  while (p < end) {
-    bws();
-    if (p == end || *p != ';') return false;  // also: whitespace after the size with no ';'
-    p++;
-    bws();
-    const char *name = p;
-    p = scan_token(p, end);
-    if (p == name) return false;
-    bws();
-    if (p < end && *p == '=') {
-      p++;
-      bws();
-      if (p < end && *p == '"') {
-        for (p++;; p++) {
-          if (p == end) return false;
-          unsigned char c = (unsigned char)*p;
-          if (c == '"') break;
-          if (c == '\\') {
-            if (++p == end || ((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) return false;
-          } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            return false;
-          }
-        }
-        p++;
-      } else {
-        const char *val = p;
-        p = scan_token(p, end);
-        if (p == val) return false;
-      }
-    }
-  }
-  return true;
-}
-
-int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  c |= 0x20;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-}  // namespace
-
-int decode_chunked(char *req, size_t len, ChunkState &s, const Limits &lim) {
-  for (;;) {
-    switch (s.phase) {
-      case kSize: {
-        const char *line = req + s.rd, *end = req + len;
-        const char *lf = static_cast<const char *>(memchr(line, '\n', end - line));
-        if (!lf) return end - line > kMaxChunkLine ? -400 : 0;
-        if (lf - line > kMaxChunkLine) return -400;
-        const char *p = line;
-        uint64_t size = 0;
-        int d;
-        while (p < lf && (d = hexval(*p)) >= 0) {
-          if (size >> 59) return -413;
-          size = size << 4 | uint64_t(d);
-          p++;
-        }
-        if (p == line) return -400;
-        if (!chunk_ext(p, lf - 1) || lf[-1] != '\r') return -400;
-        s.rd = uint64_t(lf + 1 - req);
-        if (size == 0) {
-          s.phase = kTrailer;
-          break;
-        }
-        if (s.wr - s.start + size > lim.max_body) return -413;
-        s.left = size;
-        s.phase = kData;
-        break;
-      }
-      case kData: {
-        uint64_t n = len - s.rd < s.left ? len - s.rd : s.left;
-        if (s.wr != s.rd) memmove(req + s.wr, req + s.rd, n);
-        s.wr += n;
-        s.rd += n;
-        s.left -= n;
-        if (s.left) return 0;
-        s.phase = kDataEnd;
-        break;
-      }
-      case kDataEnd:
-        if (len - s.rd < 2) return 0;
-        if (req[s.rd] != '\r' || req[s.rd + 1] != '\n') return -400;
-        s.rd += 2;
-        s.phase = kSize;
-        break;
-      case kTrailer: {
-        const char *line = req + s.rd, *end = req + len;
-        const char *lf = static_cast<const char *>(memchr(line, '\n', end - line));
-        if (!lf) {
-          size_t n = size_t(end - line);
-          if (n >= 2 && line[0] == '\r') return -400;  // not the blank line, not a field line
-          // A lone CR may still be the blank line, which does not count against the limit.
-          return n >= 2 && n + 1 + s.trailer_bytes > lim.max_header_bytes ? -431 : 0;
-        }
-        if (lf == line || lf[-1] != '\r') return -400;
-        s.rd = uint64_t(lf + 1 - req);
-        if (lf - line == 1) return 1;  // the empty line ends the message
-        s.trailer_bytes += uint32_t(lf + 1 - line);
-        if (s.trailer_bytes > lim.max_header_bytes) return -431;
-        const char *p = scan_token(line, lf);
-        if (p == line || *p != ':' || scan_value(p + 1, lf) != lf - 1) return -400;
-        break;
-      }
-    }
-  }
 }
 
 }  // namespace br

@@ -1,5 +1,6 @@
-// loop.h — one epoll event loop: listener, connections, the batch handed to the embedder, and
-// the inbox other threads post completions and stream writes to (mutex + eventfd wake).
+// loop.h — one epoll event loop per thread: its listener, its connections, the batch handed to
+// the embedder, and the inbox other threads post to. The helpers below are the few every part
+// of the core calls on its hot path, so they are inline.
 #pragma once
 #include <atomic>
 #include <mutex>
@@ -24,7 +25,7 @@ struct br_loop {
   br::DateCache date;
   uint64_t now_ms = 0, next_sweep = 0, sweep_every = 1000;
 
-  // The batch: requests for the embedder and where the embedder writes its answers.
+  // The batch (batch.h): requests for the embedder and where the embedder writes its answers.
   std::vector<br_request> reqs;
   std::vector<br_response> resps;
   std::vector<br::Conn *> req_conn;
@@ -40,10 +41,40 @@ struct br_loop {
 
   std::vector<br::Conn *> dirty, flushing, spare, dead;
 
-  // Shared with other threads.
+  // The inbox (inbox.h), shared with other threads.
   std::mutex mu;
   std::vector<br::Op *> inbox, work;
   std::atomic<bool> signaled{false};
   std::atomic<int> stop_req{0};  // 1 graceful, 2 force
   bool stopping = false;
 };
+
+namespace br {
+
+// Queues c for this step's flush: whatever one read produced leaves in one send.
+inline void mark_dirty(br_loop *l, Conn *c) {
+  if (c->dirty) return;
+  c->dirty = true;
+  l->dirty.push_back(c);
+}
+
+inline void set_reading(br_loop *l, Conn *c, bool on) {
+  if (c->reading == on) return;
+  c->reading = on;
+  update_events(l, c);
+}
+
+// The open connection the embedder or another thread names by id; null once it closed.
+inline Conn *lookup(br_loop *l, uint64_t id) {
+  auto idx = uint32_t(id);
+  if (idx >= l->table.size()) return nullptr;
+  Conn *c = l->table[idx];
+  return c && c->id == id && !c->dead ? c : nullptr;
+}
+
+// While stopping, the last request already read gets "Connection: close".
+inline bool stop_close(br_loop *l, Conn *c) {
+  return l->stopping && c->http.slots.count <= 1 && c->parsed == c->in.len;
+}
+
+}  // namespace br

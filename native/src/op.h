@@ -1,12 +1,11 @@
 // op.h — work handed to a loop from other threads (async completions, stream writes, WebSocket
-// sends), in one
-// malloc with its bytes, queued under the loop's mutex and applied on the loop's next step.
+// sends), in one malloc with its bytes, queued in the loop's inbox and applied on its next step.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
 
-struct br_body;
-struct br_stream;
+#include "body.h"
+#include "stream.h"
 
 namespace br {
 
@@ -20,6 +19,7 @@ struct Op {
   char data[];
 };
 
+// Out of memory is fatal here as in every allocation of the core (no exceptions).
 inline Op *op_new(Op::Kind kind, size_t bytes) {
   Op *op = static_cast<Op *>(malloc(sizeof(Op) + bytes));
   if (!op) abort();
@@ -27,6 +27,11 @@ inline Op *op_new(Op::Kind kind, size_t bytes) {
   return op;
 }
 
-void op_free(Op *op);  // drops its body/stream references too
+// Frees op and drops the references it holds.
+inline void op_free(Op *op) {
+  if (op->body) body_unref(op->body);
+  if (op->stream) stream_unref(op->stream);
+  free(op);
+}
 
 }  // namespace br

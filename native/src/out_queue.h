@@ -86,7 +86,7 @@ class OutQueue {
       segs_.clear();
       head_ = 0;
       buf_.len = 0;
-      buf_.shrink(256 * 1024);
+      buf_.shrink(size_t(256) << 10);
     } else {
       compact();
     }
@@ -128,7 +128,7 @@ class OutQueue {
   }
   // A long-lived stream never empties the queue: drop sent segments and sent inline bytes.
   void compact() {
-    if (head_ < 64 && buf_.len < 64 * 1024) return;
+    if (head_ < 64 && buf_.len < (size_t(64) << 10)) return;
     segs_.erase(segs_.begin(), segs_.begin() + long(head_));
     head_ = 0;
     size_t first = buf_.len;

@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "conn.h"
-
 namespace br {
 namespace {
 
@@ -129,8 +127,11 @@ void write_static(OutQueue &q, const StaticResponse &s, uint8_t req, bool close,
   if (s.body && !(req & kReqHead)) q.append_body(s.body, 0, s.body->len);
 }
 
-static char *head_into(char *p, uint32_t status, const char *lines, size_t n, int64_t length,
-                       uint8_t req, bool close, const DateCache &d) {
+namespace {
+
+// A dynamic response's head into p: status line, Date, the embedder's lines, framing, Connection.
+char *head_into(char *p, uint32_t status, const char *lines, size_t n, int64_t length, uint8_t req,
+                bool close, const DateCache &d) {
   p += status_line(p, status);
   memcpy(p, d.line, DateCache::kLen);
   p += DateCache::kLen;
@@ -157,6 +158,8 @@ static char *head_into(char *p, uint32_t status, const char *lines, size_t n, in
   *p++ = '\n';
   return p;
 }
+
+}  // namespace
 
 // Upper bound of everything head_into writes besides the embedder's lines.
 constexpr size_t kHeadExtra = 64 + DateCache::kLen + 48 + sizeof(kKeepAlive) + 2;

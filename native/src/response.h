@@ -10,6 +10,9 @@
 
 namespace br {
 
+// What a response must know about the request it answers (kReq* flags, one byte per slot).
+enum : uint8_t { kReqClose = 1, kReqKeepAlive10 = 2, kReqHead = 4, kReqHttp10 = 8 };
+
 // A fixed response built once at registration: its bytes are copied per answer and only the
 // Date is patched in, so a static route costs two memcpy.
 struct StaticResponse {

@@ -21,6 +21,13 @@ struct br_stream {
 };
 
 namespace br {
+
+// References: the writer's handle, the slot that sends the body, every queued op.
 inline void stream_ref(br_stream *s) { s->refs.fetch_add(1, std::memory_order_relaxed); }
-void stream_unref(br_stream *s);
+
+// acq_rel: the writer's thread and the loop's thread both drop references.
+inline void stream_unref(br_stream *s) {
+  if (s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s;
+}
+
 }  // namespace br

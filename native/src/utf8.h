@@ -28,12 +28,11 @@ inline bool valid_utf8(const uint8_t *p, size_t n) {
     uint8_t lo = 0x80, hi = 0xBF;  // range of the second byte
     if (c >= 0xC2 && c <= 0xDF) k = 1;
     else if (c == 0xE0) k = 2, lo = 0xA0;
-    else if (c >= 0xE1 && c <= 0xEC) k = 2;
     else if (c == 0xED) k = 2, hi = 0x9F;  // no surrogates
-    else if (c >= 0xEE && c <= 0xEF) k = 2;
+    else if (c >= 0xE1 && c <= 0xEF) k = 2;
     else if (c == 0xF0) k = 3, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) k = 3;
     else if (c == 0xF4) k = 3, hi = 0x8F;  // nothing past U+10FFFF
+    else if (c >= 0xF1 && c <= 0xF3) k = 3;
     else return false;
     if (n - i <= k) return false;  // truncated sequence
     if (p[i + 1] < lo || p[i + 1] > hi) return false;

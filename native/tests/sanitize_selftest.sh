@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sanitize_selftest.sh — shows that `make test-sanitize` catches native memory errors: copies the
 # repository (minus build outputs) to a throwaway directory, injects a one-byte heap overflow
-# into the native core's request dispatch (loop.cc: reads one byte past the request target),
+# into the native core's request dispatch (http_conn.cc: reads one byte past the request target),
 # runs the binding's tests there under ASan+UBSan exactly as test-sanitize does, and succeeds
 # only if AddressSanitizer reports the overflow. The repository itself is never modified.
 set -euo pipefail
@@ -11,11 +11,11 @@ TMP=$(mktemp -d /tmp/bindrace-sanitize-selftest.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 tar -C "$ROOT" --exclude=./build --exclude=./bin --exclude=./.git --exclude=node_modules -cf - . | tar -C "$TMP" -xf -
-f="$TMP/native/src/loop.cc"
+f="$TMP/native/src/http_conn.cc"
 # The bug: dispatch() copies the request path into an exactly-sized heap block and reads one
 # byte past its end (an off-by-one of the kind a parser change could introduce).
 anchor='  br_str query = {nullptr, 0};'
-grep -qF "$anchor" "$f" || { echo "selftest: anchor not found in loop.cc; update the injection" >&2; exit 2; }
+grep -qF "$anchor" "$f" || { echo "selftest: anchor not found in http_conn.cc; update the injection" >&2; exit 2; }
 python3 - "$f" "$anchor" <<'PY'
 import sys
 path, anchor = sys.argv[1], sys.argv[2]

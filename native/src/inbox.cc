@@ -1,0 +1,160 @@
+// inbox.cc — see inbox.h.
+#include "inbox.h"
+
+#include <sys/eventfd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "loop.h"
+#include "slots.h"
+#include "stream.h"
+#include "ws_conn.h"
+
+namespace br {
+namespace {
+
+// Wakes the loop. EAGAIN means the counter is saturated, i.e. a wake is already pending; any
+// other error means the loop's eventfd is gone, which only a use after br_loop_free can cause:
+// then no caller could be told, and a loop that never wakes would hang its embedder.
+void wake(br_loop *l) {
+  for (;;) {
+    if (eventfd_write(l->efd, 1) == 0 || errno == EAGAIN) return;
+    if (errno != EINTR) abort();
+  }
+}
+
+void apply_op(br_loop *l, Op *op) {
+  if (op->kind == Op::kWsSend || op->kind == Op::kWsClose) {
+    bool close = op->kind == Op::kWsClose;
+    ws_apply_send(l, op->conn, close ? uint32_t(BR_WS_OP_CLOSE) : op->status, close ? op->status : 0, op->data,
+                  op->body_len);
+    l->ws_posted_applied++;
+    return op_free(op);
+  }
+  if (op->kind == Op::kComplete) {
+    Conn *c = lookup(l, op->conn);
+    if (!c) return op_free(op);
+    Answer a{op->status, op->flags, op->data, op->head_len, op->data + op->head_len,
+             op->body_len, op->body, op->stream};
+    respond(l, c, op->seq, a, op);
+    mark_dirty(l, c);
+    return;
+  }
+  stream_op(l, op);
+}
+
+}  // namespace
+
+void post(br_loop *l, Op *op) {
+  {
+    std::lock_guard<std::mutex> g(l->mu);
+    l->inbox.push_back(op);
+  }
+  if (!l->signaled.exchange(true)) wake(l);  // one wake until the loop drained the inbox
+}
+
+int drain_inbox(br_loop *l) {
+  eventfd_t v;
+  // EAGAIN: the wake was for br_loop_stop, or already consumed with the ops it announced.
+  if (eventfd_read(l->efd, &v) < 0 && errno != EAGAIN && errno != EINTR) return -1;
+  l->signaled.store(false);
+  {
+    std::lock_guard<std::mutex> g(l->mu);
+    l->work.swap(l->inbox);
+  }
+  for (Op *op : l->work) apply_op(l, op);
+  l->work.clear();
+  return 0;
+}
+
+}  // namespace br
+
+extern "C" {
+
+void br_loop_stop(br_loop *l, int force) {
+  int want = force ? 2 : 1;
+  int cur = l->stop_req.load();
+  while (cur < want && !l->stop_req.compare_exchange_weak(cur, want)) {
+  }
+  br::wake(l);
+}
+
+void br_loop_complete(br_loop *l, uint64_t conn, uint32_t seq, uint32_t status, uint32_t flags,
+                      const void *head, size_t head_len, const void *body, size_t body_len,
+                      br_body *shared, br_stream *stream) {
+  br::Op *op = br::op_new(br::Op::kComplete, head_len + body_len);
+  if (head_len) memcpy(op->data, head, head_len);
+  if (body_len) memcpy(op->data + head_len, body, body_len);
+  op->head_len = head_len;
+  op->body_len = body_len;
+  op->conn = conn;
+  op->seq = seq;
+  op->status = status;
+  op->flags = flags;
+  op->body = shared ? br::body_ref(shared) : nullptr;
+  if (stream) br::stream_ref(stream);
+  op->stream = stream;
+  br::post(l, op);
+}
+
+br_stream *br_stream_open(br_loop *l, uint64_t token, int64_t content_length) {
+  auto *s = new br_stream();
+  s->loop = l;
+  s->token = token;
+  s->content_length = content_length < 0 ? -1 : content_length;
+  s->limit = int64_t(l->app->cfg.send_buffer);
+  s->inflight.store(0);
+  s->want_wake.store(0);
+  s->dead.store(0);
+  s->refs.store(1);
+  s->conn = 0;
+  s->seq = 0;
+  s->sent_body = 0;
+  return s;
+}
+
+int br_stream_write(br_stream *s, const void *data, size_t len, int force) {
+  if (s->dead.load()) return -1;
+  if (!len) return 1;
+  if (!force && s->inflight.load() >= s->limit) {
+    s->want_wake.store(1);
+    if (s->inflight.load() >= s->limit) return s->dead.load() ? -1 : 0;  // re-check: no lost wake
+  }
+  br::Op *op = br::op_new(br::Op::kData, len);
+  memcpy(op->data, data, len);
+  op->body_len = len;
+  br::stream_ref(s);
+  op->stream = s;
+  s->inflight.fetch_add(int64_t(len));
+  br::post(s->loop, op);
+  return 1;
+}
+
+void br_stream_close(br_stream *s) {
+  br::Op *op = br::op_new(br::Op::kClose, 0);
+  op->stream = s;  // carries the caller's reference, dropped once applied
+  br::post(s->loop, op);
+}
+
+void br_ws_send(br_loop *l, uint64_t conn, uint32_t opcode, const void *data, size_t len) {
+  br::Op *op = br::op_new(br::Op::kWsSend, len);
+  if (len) memcpy(op->data, data, len);
+  op->body_len = len;
+  op->conn = conn;
+  op->status = opcode;
+  br::post(l, op);
+}
+
+void br_ws_close(br_loop *l, uint64_t conn, uint32_t code, const void *reason, size_t len) {
+  if (len > 123) len = 123;  // a close frame's reason (RFC 6455 5.5)
+  br::Op *op = br::op_new(br::Op::kWsClose, len);
+  if (len) memcpy(op->data, reason, len);
+  op->body_len = len;
+  op->conn = conn;
+  op->status = code;
+  br::post(l, op);
+}
+
+}  // extern "C"
