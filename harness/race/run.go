@@ -336,6 +336,7 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 	var (
 		hmu              sync.Mutex
 		u0, u1           targets.Usage
+		i0, i1           targets.Info
 		u0err, u1err     error
 		t0, t1           time.Time
 		perf             counters.PerfSession
@@ -348,6 +349,7 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 			hmu.Lock()
 			defer hmu.Unlock()
 			started = true
+			i0, _ = srv.Info()
 			u0, u0err = srv.Usage()
 			t0 = time.Now()
 			if e.plan.Perf {
@@ -363,6 +365,7 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 			stopped = true
 			t1 = time.Now()
 			u1, u1err = srv.Usage()
+			i1, _ = srv.Info()
 			if perf != nil {
 				totals, perfErr = perf.Stop()
 				perf = nil
@@ -385,6 +388,10 @@ func (e *engine) measure(ctx context.Context, rs runSpec) (run session.Run, err 
 	hmu.Unlock()
 
 	if res != nil {
+		if c := res.Client; c != nil {
+			run.ClientRespPerRead, run.ClientInFlight = round2(c.ResponsesPerRead), round2(c.BatchesInFlight)
+		}
+		run.Server = counters.RoundMap(i1.PerResponse(i0, res.Responses))
 		run.Responses = res.Responses
 		run.RPS = res.RPS
 		run.DurationS = res.Elapsed.Seconds()

@@ -49,6 +49,13 @@ type Run struct {
 	BusyPct  float64 `json:"busy_pct"`
 	StealPct float64 `json:"steal_pct"`
 
+	// How the load looked from both ends during the window: the load generator's responses per
+	// read and batches in flight, and the server's own counts per response (the binding's loops:
+	// wakeups, reads, sends, batches into Go), when it keeps them.
+	ClientRespPerRead float64            `json:"client_responses_per_read,omitempty"`
+	ClientInFlight    float64            `json:"client_batches_in_flight,omitempty"`
+	Server            map[string]float64 `json:"server,omitempty"`
+
 	// Counters per response for this run (perf mode), by name; unsupported ones are absent here
 	// and listed with their reason in Summary.CountersUnsupported.
 	Counters map[string]float64 `json:"counters,omitempty"`

@@ -191,6 +191,18 @@ void br_loop_grow(br_loop *loop, br_batch *batch, int which, uint64_t used, uint
 void br_loop_stop(br_loop *loop, int force);
 /* Frees a loop after br_loop_step reported done (or before it ever ran). */
 void br_loop_free(br_loop *loop);
+
+/* Running totals of one loop's work since it started: how the load arrived, seen from the
+   server (requests per read, reads per wake-up, requests per batch for the embedder). */
+typedef struct {
+  uint64_t wakeups;  /* epoll_wait calls that returned events */
+  uint64_t reads;    /* recv calls that brought bytes */
+  uint64_t requests; /* HTTP requests parsed */
+  uint64_t sends;    /* sendmsg calls that wrote */
+  uint64_t batches;  /* br_loop_step returns with work for the embedder */
+} br_stats;
+/* From any thread, while the loop runs: its totals so far. */
+void br_loop_stats(br_loop *loop, br_stats *out);
 /* From any thread: finishes a detached response (data copied); stream!=NULL starts a streamed body instead. */
 void br_loop_complete(br_loop *loop, uint64_t conn, uint32_t seq, uint32_t status, uint32_t flags,
                       const void *head, size_t head_len, const void *body, size_t body_len,

@@ -69,6 +69,7 @@ void flush_conn(br_loop *l, Conn *c) {
   if (!c->out.empty()) {
     w = c->out.flush(c->fd, [l](Op *op) { chunk_done(l, op); });
     if (w < 0) return destroy(l, c);
+    if (w > 0) bump(l->stats.sends);
     bool pending = !c->out.empty();
     if (pending != c->want_write) {
       c->want_write = pending;
@@ -135,6 +136,7 @@ void on_readable(br_loop *l, Conn *c) {
   Buffer &in = c->in;
   ssize_t n = recv(c->fd, in.data + in.len, in.cap - in.len, 0);
   if (n > 0) {
+    bump(l->stats.reads);
     in.len += size_t(n);
     process(l, c);
     // A body still arriving re-arms the request timeout on each read; a head does not.

@@ -157,6 +157,7 @@ void process(br_loop *l, Conn *c) {
     c->http.continue_sent = false;
     c->http.partial = false;
     c->parsed += total;
+    bump(l->stats.requests);
     dispatch(l, c, h, body);
   }
 }

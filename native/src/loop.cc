@@ -253,6 +253,7 @@ int br_loop_step(br_loop *l, br_batch *b) {
     int timeout = int(l->next_sweep > l->now_ms ? l->next_sweep - l->now_ms : 0);
     int n = epoll_wait(l->ep, events, br::kMaxEvents, timeout);
     if (n < 0 && errno != EINTR) return -1;
+    if (n > 0) br::bump(l->stats.wakeups);
     br::tick(l);
     if (br::handle_events(l, events, n) < 0) return -1;
     if (l->now_ms >= l->next_sweep) {
@@ -260,8 +261,15 @@ int br_loop_step(br_loop *l, br_batch *b) {
       l->next_sweep = l->now_ms + l->sweep_every;
     }
   }
+  br::bump(l->stats.batches);
   br::fill_batch(l, b);
   return 0;
+}
+
+void br_loop_stats(br_loop *l, br_stats *out) {
+  constexpr auto r = std::memory_order_relaxed;
+  *out = br_stats{l->stats.wakeups.load(r), l->stats.reads.load(r), l->stats.requests.load(r),
+                  l->stats.sends.load(r), l->stats.batches.load(r)};
 }
 
 void br_loop_free(br_loop *l) {

@@ -13,6 +13,16 @@
 #include "date_cache.h"
 #include "op.h"
 
+namespace br {
+// Running totals of the loop's work (br_stats). Only the loop thread writes them, so each count
+// is a relaxed load and store, a plain add on x86 (no locked instruction on the hot path); any
+// thread may read them while it runs.
+struct LoopStats {
+  std::atomic<uint64_t> wakeups{0}, reads{0}, requests{0}, sends{0}, batches{0};
+};
+inline void bump(std::atomic<uint64_t> &n) { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+}  // namespace br
+
 struct br_loop {
   br_app *app = nullptr;
   int ep = -1, lfd = -1, efd = -1, port = 0;
@@ -47,6 +57,8 @@ struct br_loop {
   std::atomic<bool> signaled{false};
   std::atomic<int> stop_req{0};  // 1 graceful, 2 force
   bool stopping = false;
+
+  br::LoopStats stats;
 };
 
 namespace br {

@@ -40,7 +40,7 @@ func newApp(static bool, threads int) (*binding.App, error) {
 	for _, rt := range scenario.BackgroundRoutes {
 		h := background
 		if rt.Path == scenario.InfoPath {
-			h = info(threads)
+			h = info(app, threads)
 		}
 		if err := app.Handle(rt.Method, rt.Path, h); err != nil {
 			return nil, err
@@ -82,12 +82,17 @@ func mirrorJSON(w *binding.Response, r *binding.Request) {
 	w.Write(out)
 }
 
-// info answers scenario.InfoPath: the Go heap in use and the event loops serving.
-func info(threads int) binding.Handler {
+// info answers scenario.InfoPath: the Go heap in use, the event loops serving, and the loops'
+// running totals (binding.Stats), which the harness reads before and after a window.
+func info(app *binding.App, threads int) binding.Handler {
 	return func(w *binding.Response, r *binding.Request) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		out, _ := json.Marshal(map[string]uint64{"heap_bytes": ms.HeapInuse, "threads": uint64(threads)})
+		out, _ := json.Marshal(struct {
+			HeapBytes uint64        `json:"heap_bytes"`
+			Threads   int           `json:"threads"`
+			Counters  binding.Stats `json:"counters"`
+		}{ms.HeapInuse, threads, app.Stats()})
 		w.Header("content-type", "application/json")
 		w.Write(out)
 	}
