@@ -16,6 +16,7 @@ type Overrides struct {
 
 	Profile     string
 	Pairs       int
+	Windows     int
 	Rounds      int
 	Duration    time.Duration
 	Warmup      time.Duration
@@ -47,6 +48,7 @@ func AddFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *Overrides {
 		fs.IntVar(&o.Rounds, "rounds", 0, "rounds; each round runs every target once in a shuffled order (default from the profile)")
 	} else {
 		fs.IntVar(&o.Pairs, "pairs", 0, "number of AB/BA pairs (default from the profile)")
+		fs.IntVar(&o.Windows, "windows", 0, "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile)")
 	}
 	fs.DurationVar(&o.Duration, "duration", 0, "measured window of each run, e.g. 10s")
 	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each measured window (excluded from every figure)")
@@ -78,6 +80,9 @@ func (o *Overrides) changed(name string) bool {
 func (o *Overrides) Apply(p *Profile) error {
 	if o.changed("pairs") {
 		p.Pairs = o.Pairs
+	}
+	if o.changed("windows") {
+		p.Windows = o.Windows
 	}
 	if o.changed("rounds") {
 		p.Rounds = o.Rounds

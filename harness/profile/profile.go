@@ -70,7 +70,10 @@ type Profile struct {
 	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
 	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
 
-	Pairs    int      `json:"pairs"`  // race: AB/BA pairs
+	Pairs int `json:"pairs"` // race: AB/BA pairs
+	// Windows per run: 1 measures every run in its own fresh process; more keeps both servers
+	// of a pair alive and measures them in alternating windows (A B B A …), summed per side.
+	Windows  int      `json:"windows"`
 	Rounds   int      `json:"rounds"` // matrix: rounds
 	Warmup   Duration `json:"warmup"`
 	Duration Duration `json:"duration"`
@@ -111,7 +114,7 @@ type Profile struct {
 // Default is the profile values a file leaves out.
 func Default() Profile {
 	return Profile{
-		Scenario: "ping", Pairs: 4, Rounds: 3,
+		Scenario: "ping", Pairs: 4, Rounds: 3, Windows: 1,
 		Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
 		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
 		Connections: 100, Pipelining: 10, Workers: 1,
@@ -213,6 +216,8 @@ func (p *Profile) Check() error {
 	switch {
 	case p.Pairs < 1:
 		return fmt.Errorf("pairs must be at least 1 (got %d)", p.Pairs)
+	case p.Windows < 1:
+		return fmt.Errorf("windows must be at least 1 (got %d)", p.Windows)
 	case p.Rounds < 1:
 		return fmt.Errorf("rounds must be at least 1 (got %d)", p.Rounds)
 	case p.Duration <= 0:

@@ -42,7 +42,7 @@ func TestShippedProfilesLoad(t *testing.T) {
 		t.Errorf("quick: %+v", q)
 	}
 	r, _ := Load("release-linux", shipped)
-	if r.Duration.D() != 10*time.Second || r.Warmup.D() != 2*time.Second || r.Workers != 4 {
+	if r.Windows != 8 || r.Duration.D() != time.Second || r.Warmup.D() != 2*time.Second || r.Workers != 4 {
 		t.Errorf("release-linux: %+v", r)
 	}
 	races := r.Races()
@@ -141,7 +141,7 @@ func TestFlagOverrides(t *testing.T) {
 		t.Errorf("overrides: %+v", p)
 	}
 	// Flags not given keep the profile's values.
-	if p.Connections != 100 || p.Cooldown.D() != 2*time.Second || p.Workers != 4 {
+	if p.Connections != 100 || p.Cooldown.D() != time.Second || p.Workers != 4 || p.Windows != 8 {
 		t.Errorf("untouched values changed: %+v", p)
 	}
 	if p.Thresholds.MinMedianDeltaPct != -3 || p.Thresholds.MaxP99DeltaPct != 40 || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {

@@ -568,11 +568,11 @@ func CalibrateCommand(args []string, stdout, stderr io.Writer) int {
 		Out: dir, Stdout: stdout, Stderr: stderr, Command: os.Args})
 }
 
-const noiseUsage = `Usage: bindrace noise --target T [--profile NAME] [--processes 6] [--windows 6] [--window 3s] [flags]
+const noiseUsage = `Usage: bindrace noise --target T [--profile NAME] [--processes 6] [--windows 6] [--duration 3s] [flags]
 
 Takes run-to-run variance apart: --processes fresh servers of T, each measured in --windows
-back-to-back windows of --window (fresh connections each), each window in 1 s slices, with the
-race's shape from the profile. Prints the spread at each level (slices within a window, windows
+back-to-back windows of --duration (fresh connections each; default the profile's), each window
+in 1 s slices, with the race's shape from the profile. Prints the spread at each level (slices within a window, windows
 within a process, processes) with each level's share of a single window's variance, and writes
 noise.json (every window: throughput, slices, server CPU, responses per CPU-second, what the
 client saw of the server's batching, the server's own counters). --setarch-r runs the server with
@@ -586,8 +586,6 @@ func NoiseCommand(args []string, stdout, stderr io.Writer) int {
 	target := fs.String("target", "binding", "target to measure")
 	ov := profile.AddFlags(fs, "release-linux", false)
 	procs := fs.Int("processes", 6, "fresh server processes")
-	windows := fs.Int("windows", 6, "measured windows per process")
-	window := fs.Duration("window", 3*time.Second, "length of each window")
 	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")
 	out := fs.String("out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
 	asJSON := fs.Bool("json", false, "print noise.json on stdout instead of the table")
@@ -595,21 +593,21 @@ func NoiseCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
 		return code
 	}
-	if *procs < 2 || *windows < 2 || *window < time.Second {
-		fmt.Fprintln(stderr, "bindrace noise: --processes and --windows must be at least 2, --window at least 1s")
-		return 2
-	}
 	ctx, p, logw, done, ok := prepare("noise", ov, *slog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
+	if *procs < 2 || p.Windows < 2 || p.Duration.D() < time.Second {
+		fmt.Fprintln(stderr, "bindrace noise: --processes and --windows must be at least 2, --duration at least 1s")
+		return 2
+	}
 	var wrap []string
 	if *noASLR {
 		wrap = []string{"setarch", "-R"}
 	}
-	n, err := MeasureNoise(ctx, NoiseOptions{Target: *target, Profile: p, Processes: *procs, Windows: *windows,
-		Window: *window, Wrap: wrap, Stderr: stderr, ServerLog: logw})
+	n, err := MeasureNoise(ctx, NoiseOptions{Target: *target, Profile: p, Processes: *procs, Windows: p.Windows,
+		Window: p.Duration.D(), Wrap: wrap, Stderr: stderr, ServerLog: logw})
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join(resultsDir(), session.Name(time.Now(), "noise", *target))
@@ -624,7 +622,7 @@ func NoiseCommand(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stdout, "%s, %s, %d connections × pipelining %d, %s load generator, %d processes × %d windows of %s\n\n",
-		n.Target, n.Scenario, n.Shape.Connections, n.Shape.Pipelining, n.Loadgen, *procs, *windows, *window)
+		n.Target, n.Scenario, n.Shape.Connections, n.Shape.Pipelining, n.Loadgen, *procs, p.Windows, p.Duration.D())
 	fmt.Fprintf(stdout, "%-36s %8s %14s %6s %14s\n", "level", "CV", "per CPU-s CV", "n", "share of var.")
 	for _, l := range n.Levels {
 		share := "—"

@@ -54,7 +54,8 @@ func planOf(p *profile.Profile) (Plan, error) {
 		Profile: p.Name, Connections: p.Connections, Pipelining: p.Pipelining, Workers: p.Workers,
 		Threads: p.Threads, Warmup: p.Warmup.D(), Duration: p.Duration.D(), Settle: p.Settle.D(),
 		Cooldown: p.Cooldown.D(), CPUsServer: p.CPUsServer, CPUsClient: p.CPUsClient,
-		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), Loadgen: p.Loadgen, StartTimeout: 30 * time.Second,
+		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), Loadgen: p.Loadgen, Windows: p.Windows,
+		StartTimeout: 30 * time.Second,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
 		if err := CheckCPUs(list); err != nil {
@@ -265,7 +266,7 @@ func Race(ctx context.Context, o Options) RaceResult {
 		s.Connections, s.Pipelining = r.Connections, r.Pipelining
 		s.Unit = unitOf(byName[r.Scenario])
 		s.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
-		s.Shape.Pairs, s.Shape.PairsAsked = pairs, o.Profile.Pairs
+		s.Shape.Pairs, s.Shape.PairsAsked, s.Shape.Windows = pairs, o.Profile.Pairs, o.Profile.Windows
 		s.Shape.Seed = o.Seed
 		s.BVersion = bVersion
 		s.SideA, s.SideB, s.UnequalThreads = sideA, sideB, unequal
@@ -376,6 +377,17 @@ func racePairs(ctx context.Context, eng *engine, o Options, n int, r profile.Rac
 				p.B = run
 			}
 		}
+		if eng.plan.Windows > 1 {
+			cut := interleavedPair(ctx, eng, r, sc, seq, fmt.Sprintf("%spair %d/%d %s", prefix, i+1, n, order), assign, &raw)
+			pairs = append(pairs, p)
+			if cut == nil && !(lastRace && i == n-1) && !eng.cooldown(ctx, "pair") {
+				cut = fmt.Errorf("%w during cooldown", ErrInterrupted)
+			}
+			if cut != nil {
+				return pairs, raw, cut
+			}
+			continue
+		}
 		var cut error
 		for slot, name := range seq {
 			if cut != nil {
@@ -402,6 +414,24 @@ func racePairs(ctx context.Context, eng *engine, o Options, n int, r profile.Rac
 		}
 	}
 	return pairs, raw, nil
+}
+
+// interleavedPair measures one pair in interleaved windows (measurePair) and assigns its runs.
+func interleavedPair(ctx context.Context, eng *engine, r profile.Race, sc scenario.Scenario, seq []string, label string,
+	assign func(int, session.Run), raw *[]session.Run) error {
+	var specs [2]runSpec
+	for slot, name := range seq {
+		specs[slot] = runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label + " " + name}
+	}
+	runs, err := eng.measurePair(ctx, specs)
+	for slot := range runs {
+		*raw = append(*raw, runs[slot])
+		assign(slot, runs[slot])
+	}
+	if err != nil {
+		eng.prog.Logf("%s: %v", label, err)
+	}
+	return err
 }
 
 // writeRace writes summary.json and manifest.json, then the rendered reports.

@@ -43,6 +43,9 @@ type Run struct {
 	StartupMs       float64 `json:"startup_ms"`         // spawn to first valid response
 	ArtifactBytes   int64   `json:"artifact_bytes"`
 	Threads         int     `json:"threads,omitempty"` // threads the server said it serves with
+	// Windows is each measured window's throughput when the run was measured in several
+	// (interleaved with the other side's); RPS is then their total over their total time.
+	Windows []float64 `json:"windows,omitempty"`
 
 	// The machine in the second before the run: share of all CPUs' time not idle, and stolen by
 	// the hypervisor (from /proc/stat). A busy or stolen machine measures its neighbours too.
@@ -80,6 +83,7 @@ type Shape struct {
 	Workers     int      `json:"workers"`
 	Loadgen     string   `json:"loadgen,omitempty"` // builtin or wrk
 	Pairs       int      `json:"pairs,omitempty"`
+	Windows     int      `json:"windows,omitempty"`     // measured windows per run (interleaved within a pair when > 1)
 	PairsAsked  int      `json:"pairs_asked,omitempty"` // before rounding up to an even count
 	Rounds      int      `json:"rounds,omitempty"`
 	Seed        int64    `json:"seed,omitempty"`

@@ -38,7 +38,7 @@ func Summarize(pairs []session.Pair, th session.Thresholds, level float64) sessi
 			continue
 		}
 		valid = append(valid, p.A, p.B)
-		p.DeltaPct = DeltaPct(p.A.RPS, p.B.RPS)
+		p.DeltaPct = ThroughputDelta(*p)
 		if p.DeltaPct > 0 {
 			s.Wins++
 		}
@@ -119,17 +119,45 @@ var PairedMetrics = []struct {
 	Name string
 	Get  func(session.Run) float64
 }{
-	{MetricRPS, func(r session.Run) float64 { return r.RPS }},
+	{MetricRPS, nil}, // ThroughputDelta
 	{MetricRPSPerCPUSec, func(r session.Run) float64 { return r.RPSPerCPUSecond }},
 	{MetricP95, func(r session.Run) float64 { return r.P95Ms }},
 	{MetricP99, func(r session.Run) float64 { return r.P99Ms }},
 }
 
-// pairedDelta summarises one metric's per-pair deltas; false when no pair measured it.
+// ThroughputDelta is a pair's throughput delta, A against B in percent. A pair measured in
+// interleaved windows (Run.Windows, A's window w and B's window w a moment apart) gives the
+// median of its per-window deltas: each compares the two sides at the same moment, so the
+// machine's swings cancel, and the median stands against a stretch of slow windows on one side
+// (a process in a poor batching regime for a few seconds; docs/noise.md). A uniform change of
+// speed moves every window delta, hence the median, by itself. Otherwise: the runs' throughput.
+func ThroughputDelta(p session.Pair) float64 {
+	a, b := p.A.Windows, p.B.Windows
+	if len(a) < 2 || len(a) != len(b) {
+		return DeltaPct(p.A.RPS, p.B.RPS)
+	}
+	ds := make([]float64, 0, len(a))
+	for w := range a {
+		if a[w] > 0 && b[w] > 0 {
+			ds = append(ds, DeltaPct(a[w], b[w]))
+		}
+	}
+	if len(ds) == 0 {
+		return DeltaPct(p.A.RPS, p.B.RPS)
+	}
+	return Median(ds)
+}
+
+// pairedDelta summarises one metric's per-pair deltas (get nil: throughput, ThroughputDelta);
+// false when no pair measured it.
 func pairedDelta(pairs []session.Pair, get func(session.Run) float64, level float64) (session.Paired, bool) {
 	var deltas []float64
 	for _, p := range pairs {
 		if !PairValid(p) {
+			continue
+		}
+		if get == nil {
+			deltas = append(deltas, ThroughputDelta(p))
 			continue
 		}
 		a, b := get(p.A), get(p.B)

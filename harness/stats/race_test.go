@@ -154,3 +154,27 @@ func TestBusyWarning(t *testing.T) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 }
+
+// Interleaved windows: the pair's delta is the median of its per-window deltas, so a stretch
+// of slow windows on one side moves it less than the totals would, and a uniform change of
+// speed moves it by exactly that change.
+func TestThroughputDeltaOfWindows(t *testing.T) {
+	b := []float64{100, 100, 100, 100, 100}
+	a := []float64{95, 95, 95, 95, 95}
+	p := session.Pair{A: session.Run{RPS: 95, Windows: a}, B: session.Run{RPS: 100, Windows: b}}
+	if d := ThroughputDelta(p); !near(d, -5, 1e-9) {
+		t.Errorf("uniform -5%%: %v", d)
+	}
+	// B's process sat in a slow regime for two of five windows: the totals say A is 17% faster,
+	// the windows that compare like with like say equal.
+	p = session.Pair{A: session.Run{RPS: 100, Windows: []float64{100, 100, 100, 100, 100}},
+		B: session.Run{RPS: 85.7, Windows: []float64{60, 70, 100, 100, 100}}}
+	if d := ThroughputDelta(p); d != 0 || DeltaPct(p.A.RPS, p.B.RPS) < 15 {
+		t.Errorf("dip on one side: %v", d)
+	}
+	// One window each, or unequal counts: the runs' throughput.
+	p = session.Pair{A: session.Run{RPS: 110, Windows: []float64{110}}, B: session.Run{RPS: 100}}
+	if d := ThroughputDelta(p); !near(d, 10, 1e-9) {
+		t.Errorf("single window: %v", d)
+	}
+}

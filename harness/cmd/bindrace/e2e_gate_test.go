@@ -211,3 +211,35 @@ func stamp(t *testing.T) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// With --windows, a pair keeps both servers alive and measures them in alternating windows: each
+// run carries its windows, its throughput is their total over their time, and nothing is left
+// running.
+func TestRaceInterleavedWindows(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	r := cli(t, 90*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "2", "--windows", "3",
+		"--duration", "1s", "--warmup", "200ms", "--settle", "100ms", "--cooldown", "0", "--busy-sample", "100ms",
+		"--connections", "20", "--out", dir, "--json")
+	var s session.Summary
+	if r.code == 2 || json.Unmarshal([]byte(r.stdout), &s) != nil {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if s.Shape.Windows != 3 || len(s.Pairs) != 2 {
+		t.Fatalf("shape %+v, %d pairs", s.Shape, len(s.Pairs))
+	}
+	for _, p := range s.Pairs {
+		for _, run := range []session.Run{p.A, p.B} {
+			if len(run.Windows) != 3 || run.Error != "" || run.RPS <= 0 || run.DurationS < 2.5 || run.P99Ms <= 0 || run.ServerCPUPct <= 0 {
+				t.Errorf("pair %d %s: %+v", p.Index, run.Target, run)
+			}
+			lo, hi := run.Windows[0], run.Windows[0]
+			for _, w := range run.Windows {
+				lo, hi = min(lo, w), max(hi, w)
+			}
+			if run.RPS < lo*0.99 || run.RPS > hi*1.01 {
+				t.Errorf("pair %d %s: %v rps is not the windows' total rate %v", p.Index, run.Target, run.RPS, run.Windows)
+			}
+		}
+	}
+	noLeftovers(t)
+}

@@ -13,7 +13,7 @@ import (
 // bindrace noise takes a target's variance apart level by level and says what the client saw.
 func TestNoise(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "noise")
-	r := cli(t, 90*time.Second, "noise", "--target", "fasthttp", "--processes", "2", "--windows", "2", "--window", "3s",
+	r := cli(t, 90*time.Second, "noise", "--target", "fasthttp", "--processes", "2", "--windows", "2", "--duration", "3s",
 		"--warmup", "200ms", "--busy-sample", "100ms", "--connections", "20", "--out", dir, "--json")
 	var n race.Noise
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &n) != nil {
