@@ -312,7 +312,7 @@ func (t *tally) into(run *session.Run, e *engine) {
 		l := medianLatency(t.lat)
 		run.P50Ms, run.P95Ms, run.P99Ms, run.P999Ms, run.MaxMs = l.P50, l.P95, l.P99, l.P999, l.Max
 	}
-	run.ErrorsByKind = t.errs
+	run.ErrorsByKind, run.Errors = t.errs, 0
 	for _, v := range t.errs {
 		run.Errors += v
 	}
@@ -428,9 +428,10 @@ func (e *engine) measurePair(ctx context.Context, seq [2]runSpec) (runs [2]sessi
 		runs[i] = session.Run{Target: rs.target, Scenario: rs.sc.Name, Slot: rs.slot, ArtifactBytes: e.artefact[rs.target]}
 	}
 	var lvs [2]*live
+	var finished [2]bool
 	defer func() {
 		for i, lv := range lvs {
-			if lv != nil {
+			if lv != nil && !finished[i] {
 				lv.tally.into(&runs[i], e)
 				lv.cancel()
 				e.stop(lv.srv)
@@ -473,8 +474,8 @@ func (e *engine) measurePair(ctx context.Context, seq [2]runSpec) (runs [2]sessi
 		if err = e.finish(ctx, lv, &runs[i]); err != nil {
 			return runs, err
 		}
+		finished[i] = true
 		e.logRun(seq[i], runs[i])
 	}
-	lvs = [2]*live{} // finished: the deferred clean-up has nothing left to do
 	return runs, nil
 }
