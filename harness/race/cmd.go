@@ -17,6 +17,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -25,12 +26,11 @@ import (
 const DefaultProfile = "quick"
 
 // newFlagSet makes a flag set whose errors the command reports itself.
-func newFlagSet(name, usage string, stderr io.Writer) *pflag.FlagSet {
+func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.Usage = func() {}
-	_ = usage
 	return fs
 }
 
@@ -156,7 +156,7 @@ fails to start or to verify, dies mid-run, or SIGINT/SIGTERM: partial results ar
 
 // RaceCommand is `bindrace race`.
 func RaceCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("race", raceUsage, stderr)
+	fs := newFlagSet("race", stderr)
 	a := fs.String("a", "", "target A (the candidate)")
 	b := fs.String("b", "", "target B (the reference)")
 	ov := profile.AddFlags(fs, DefaultProfile, false)
@@ -190,7 +190,7 @@ Exit status: 0 done, 2 error or incomplete session.`
 
 // MatrixCommand is `bindrace matrix`.
 func MatrixCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("matrix", matrixUsage, stderr)
+	fs := newFlagSet("matrix", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
 	ov := profile.AddFlags(fs, DefaultProfile, true)
 	out := fs.String("out", "", "session directory (default results/<timestamp>-matrix-<targets>)")
@@ -238,7 +238,7 @@ Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 error or incomplete session.`
 
 // GateCommand is `bindrace gate`.
 func GateCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("gate", gateUsage, stderr)
+	fs := newFlagSet("gate", stderr)
 	baseline := fs.String("baseline", "", "baseline file (bindrace baseline write) or a saved session directory")
 	var ths []string
 	fs.StringArrayVar(&ths, "threshold", nil, "override a threshold (as for race): a number = min_median_delta_pct, or name=value")
@@ -385,7 +385,7 @@ Default --out: baselines/<profile>.json in the repository.`
 
 // BaselineCommand is `bindrace baseline write`.
 func BaselineCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("baseline", baselineUsage, stderr)
+	fs := newFlagSet("baseline", stderr)
 	out := fs.String("out", "", "baseline file to write (default baselines/<profile>.json)")
 	if code, done := parse(fs, "baseline", baselineUsage, args, stdout, stderr); done {
 		return code
@@ -443,7 +443,7 @@ report.html into DIR.`
 
 // ReportCommand is `bindrace report`.
 func ReportCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", reportUsage, stderr)
+	fs := newFlagSet("report", stderr)
 	format := fs.String("format", "", "md, html, csv, json or benchfmt (default: rewrite the report files)")
 	if code, done := parse(fs, "report", reportUsage, args, stdout, stderr); done {
 		return code
@@ -459,7 +459,7 @@ func ReportCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	switch *format {
 	case "":
-		if err := rewriteReports(dir); err != nil {
+		if err := report.RewriteSession(dir); err != nil {
 			fmt.Fprintf(stderr, "bindrace report: %v\n", err)
 			return 2
 		}
@@ -470,58 +470,11 @@ func ReportCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace report: bad flag value --format %q (want md, html, csv, json or benchfmt)\n", *format)
 		return 2
 	}
-	if err := renderReport(stdout, dir, *format); err != nil {
+	if err := report.RenderSession(stdout, dir, *format); err != nil {
 		fmt.Fprintf(stderr, "bindrace report: %v\n", err)
 		return 2
 	}
 	return 0
-}
-
-// rewriteReports re-renders a session's report files (each sub-session of a race set).
-func rewriteReports(dir string) error {
-	kind, err := session.Kind(dir)
-	if err != nil {
-		return err
-	}
-	if kind != "race-set" {
-		return writeReports(dir)
-	}
-	ix, err := session.LoadIndex(dir)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, e := range ix.Sessions {
-		errs = append(errs, writeReports(filepath.Join(dir, e.Dir)))
-	}
-	return errors.Join(errs...)
-}
-
-// renderReport prints one format; a race set prints each sub-session in turn.
-func renderReport(w io.Writer, dir, format string) error {
-	kind, err := session.Kind(dir)
-	if err != nil {
-		return err
-	}
-	if kind != "race-set" {
-		return renderOne(w, dir, format)
-	}
-	ix, err := session.LoadIndex(dir)
-	if err != nil {
-		return err
-	}
-	if format == "json" {
-		return renderOne(w, dir, format)
-	}
-	for i, e := range ix.Sessions {
-		if i > 0 && (format == "md" || format == "benchfmt") {
-			fmt.Fprintln(w)
-		}
-		if err := renderOne(w, filepath.Join(dir, e.Dir), format); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 const calibrateUsage = `Usage: bindrace calibrate --target T [--profile NAME] [--slowdowns 0,5] [--races 3] [flags]
@@ -536,7 +489,7 @@ Exit status: 0 done, 2 error (a race that could not finish; what was measured is
 
 // CalibrateCommand is `bindrace calibrate`.
 func CalibrateCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("calibrate", calibrateUsage, stderr)
+	fs := newFlagSet("calibrate", stderr)
 	target := fs.String("target", "binding", "target to calibrate")
 	ov := profile.AddFlags(fs, "release-linux", false)
 	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
@@ -582,7 +535,7 @@ Exit status: 0 done, 2 error.`
 
 // NoiseCommand is `bindrace noise`.
 func NoiseCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("noise", noiseUsage, stderr)
+	fs := newFlagSet("noise", stderr)
 	target := fs.String("target", "binding", "target to measure")
 	ov := profile.AddFlags(fs, "release-linux", false)
 	procs := fs.Int("processes", 6, "fresh server processes")

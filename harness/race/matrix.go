@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -126,7 +127,7 @@ rounds:
 		werr = session.WriteJSON(filepath.Join(dir, session.ManifestFile), man)
 	}
 	if werr == nil {
-		werr = writeReports(dir)
+		werr = report.WriteAll(dir)
 	}
 	if werr != nil {
 		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", werr)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -42,11 +43,6 @@ type Options struct {
 	Stderr    io.Writer
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
 }
-
-// Errors that map to exit status 2 before anything was measured.
-type setupError struct{ error }
-
-func (e setupError) Unwrap() error { return e.error }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.
 func planOf(p *profile.Profile) (Plan, error) {
@@ -442,7 +438,7 @@ func writeRace(dir string, s *session.Summary, man *session.Manifest) error {
 	if err := session.WriteJSON(filepath.Join(dir, session.ManifestFile), man); err != nil {
 		return err
 	}
-	return writeReports(dir)
+	return report.WriteAll(dir)
 }
 
 // Worst orders verdicts INCOMPLETE > FAIL > INCONCLUSIVE > PASS.

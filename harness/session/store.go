@@ -188,24 +188,6 @@ func LoadSummary(p string) (*Summary, error) {
 	return &s, nil
 }
 
-// LoadMatrix reads summary.json of a matrix session.
-func LoadMatrix(dir string) (*Matrix, error) {
-	m, err := loadFile[Matrix](dir, SummaryFile)
-	if err != nil {
-		return nil, err
-	}
-	if m.Kind != "matrix" {
-		return nil, fmt.Errorf("%s is not a matrix session (kind %q)", dir, m.Kind)
-	}
-	return m, nil
-}
-
-// LoadRaw reads raw.json.
-func LoadRaw(dir string) (*Raw, error) { return loadFile[Raw](dir, RawFile) }
-
-// LoadManifest reads manifest.json.
-func LoadManifest(dir string) (*Manifest, error) { return loadFile[Manifest](dir, ManifestFile) }
-
 // LoadIndex reads index.json of a multi-scenario race.
 func LoadIndex(dir string) (*Index, error) { return loadFile[Index](dir, IndexFile) }
 

@@ -233,12 +233,12 @@ func TestRaceJSON(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	raw, err := session.LoadRaw(dir)
-	if err != nil || len(raw.Runs) != 12 {
-		t.Errorf("raw.json: %v runs, %v", raw, err)
+	var raw session.Raw
+	if err := session.ReadJSON(filepath.Join(dir, session.RawFile), &raw); err != nil || len(raw.Runs) != 12 {
+		t.Errorf("raw.json: %d runs, %v", len(raw.Runs), err)
 	}
-	man, err := session.LoadManifest(dir)
-	if err != nil || man.Kernel == "" || len(man.Command) == 0 || man.Targets["fasthttp"] == nil {
+	var man session.Manifest
+	if err := session.ReadJSON(filepath.Join(dir, session.ManifestFile), &man); err != nil || man.Kernel == "" || len(man.Command) == 0 || man.Targets["fasthttp"] == nil {
 		t.Errorf("manifest: %+v %v", man, err)
 	}
 	noLeftovers(t)
