@@ -50,8 +50,9 @@ export BINDRACE_ROOT := $(ROOT)
 
 # The untagged binding compiles native/src through binding/native_unity.cc, but Go's build cache
 # keys only on files in the package directory, so an edited core would be tested stale. A hash
-# of the native sources in the cgo preprocessor flags makes every change recompile.
-NATIVE_SRC_HASH := $(shell cat native/src/* native/include/* 2>/dev/null | sha256sum | cut -c1-16)
+# of the native sources in the cgo preprocessor flags makes every change recompile (the source
+# hash of scripts/source-hash.sh, the one the build manifests and the harness record).
+NATIVE_SRC_HASH := $(shell scripts/source-hash.sh native/src native/include | cut -c1-16)
 export CGO_CPPFLAGS := -DBINDRACE_NATIVE_SRC=$(NATIVE_SRC_HASH)
 
 # ---- sources -------------------------------------------------------------------------------

@@ -9,15 +9,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/sys/unix"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -56,8 +55,8 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	pipe := fs.Int("pipelining", 10, "requests in flight per connection")
 	workers := fs.Int("workers", 1, "perf: load generator goroutines")
 	threads := fs.Int("threads", 0, "server threads (0 = the target's default)")
-	cpusServer := fs.String("cpus-server", "auto", `server CPUs (taskset list); "auto": CPU 0 when there are 2+ CPUs; "none": not pinned`)
-	cpusClient := fs.String("cpus-client", "auto", `load generator CPUs; "auto": the other CPUs; "none": not pinned`)
+	cpusServer := fs.String("cpus-server", "auto", `server CPUs (taskset list); "auto": the harness's default split (on 2 CPUs 1, on more the upper half); "none": not pinned`)
+	cpusClient := fs.String("cpus-client", "auto", `load generator CPUs; "auto": the other CPUs of the default split; "none": not pinned`)
 	startTimeout := fs.Duration("start-timeout", 0, "wait for the server's first valid response (default perf 30s; cachegrind 90s, node 180s)")
 	gap := fs.Duration("gap", 500*time.Microsecond, "cachegrind: pause between batches on one connection (repeatable counts); 0 = load generator in Count mode, closed loop (--connections honoured)")
 	keep := fs.String("keep", "", "cachegrind: keep the cg.<pid> out files in this directory")
@@ -114,11 +113,11 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if cliCPUs != "" {
-		if err := pinSelf(cliCPUs); err != nil {
-			return fail("--cpus-client %s: %v", cliCPUs, err)
-		}
+	restore, err := machine.PinSelf(cliCPUs)
+	if err != nil {
+		return fail("--cpus-client %s: %v", cliCPUs, err)
 	}
+	defer restore()
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -263,9 +262,10 @@ func writeReport(w io.Writer, r report, asJSON bool) {
 	}
 }
 
-// cpuPlan turns the --cpus-* flags into taskset lists ("" = not pinned).
+// cpuPlan turns the --cpus-* flags into taskset lists ("" = not pinned): "auto" is the
+// harness's default split (machine.DefaultCPUs), "none" pins nothing.
 func cpuPlan(server, client string) (string, string, error) {
-	ncpu := runtime.NumCPU()
+	autoS, autoC := machine.DefaultCPUs(runtime.NumCPU())
 	resolve := func(v, auto string) (string, error) {
 		switch v {
 		case "none", "":
@@ -273,18 +273,10 @@ func cpuPlan(server, client string) (string, string, error) {
 		case "auto":
 			return auto, nil
 		}
-		if _, err := parseCPUList(v); err != nil {
+		if err := machine.CheckCPUs(v); err != nil {
 			return "", err
 		}
 		return v, nil
-	}
-	autoS, autoC := "", ""
-	if ncpu >= 2 {
-		autoS = "0"
-		autoC = "1"
-		if ncpu > 2 {
-			autoC = fmt.Sprintf("1-%d", ncpu-1)
-		}
 	}
 	s, err := resolve(server, autoS)
 	if err != nil {
@@ -295,51 +287,4 @@ func cpuPlan(server, client string) (string, string, error) {
 		return "", "", fmt.Errorf("--cpus-client: %w", err)
 	}
 	return s, c, nil
-}
-
-// parseCPUList reads a taskset list such as "0", "1-3", "0,2".
-func parseCPUList(s string) ([]int, error) {
-	var cpus []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("bad CPU list %q", s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil || b < a {
-				return nil, fmt.Errorf("bad CPU list %q", s)
-			}
-		}
-		for c := a; c <= b; c++ {
-			if c >= runtime.NumCPU() {
-				return nil, fmt.Errorf("CPU %d in %q: this machine has %d CPUs", c, s, runtime.NumCPU())
-			}
-			cpus = append(cpus, c)
-		}
-	}
-	return cpus, nil
-}
-
-// pinSelf pins every thread of this process (threads created later inherit it).
-func pinSelf(list string) error {
-	cpus, err := parseCPUList(list)
-	if err != nil {
-		return err
-	}
-	var set unix.CPUSet
-	for _, c := range cpus {
-		set.Set(c)
-	}
-	tids, err := threadIDs(os.Getpid())
-	if err != nil {
-		return err
-	}
-	for _, tid := range tids {
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
-			return err
-		}
-	}
-	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/session"
@@ -410,7 +411,8 @@ func BaselineCommand(args []string, stdout, stderr io.Writer) int {
 	path := *out
 	if path == "" {
 		name := session.SafeName(sums[0].Shape.Profile)
-		path = filepath.Join(session.Root(), "baselines", name+".json")
+		root, _ := machine.RepoRoot()
+		path = filepath.Join(root, "baselines", name+".json")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fail(err)

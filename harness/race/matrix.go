@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -49,7 +50,7 @@ func Matrix(ctx context.Context, o Options) int {
 		return failSetup(err)
 	}
 	started := time.Now().UTC()
-	man := session.Collect(session.CollectOptions{Root: session.Root(), Command: o.Command})
+	man := machine.Environment(o.Command)
 	man.Targets = map[string]map[string]string{}
 	for _, t := range o.Targets {
 		man.Targets[t] = eng.resolved[t].Versions()
@@ -63,7 +64,7 @@ func Matrix(ctx context.Context, o Options) int {
 	for _, w := range warnings {
 		prog.Logf("warning: %s", w)
 	}
-	restore, err := PinSelf(pl.CPUsClient)
+	restore, err := machine.PinSelf(pl.CPUsClient)
 	if err != nil {
 		return failSetup(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
@@ -54,20 +55,20 @@ func planOf(p *profile.Profile) (Plan, error) {
 		StartTimeout: 30 * time.Second,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
-		if err := CheckCPUs(list); err != nil {
+		if err := machine.CheckCPUs(list); err != nil {
 			return pl, fmt.Errorf("bad flag value %s: %w", flag, err)
 		}
 	}
 	switch {
 	case pl.CPUsServer == "" && pl.CPUsClient == "":
-		pl.CPUsServer, pl.CPUsClient = DefaultCPUs(runtime.NumCPU())
+		pl.CPUsServer, pl.CPUsClient = machine.DefaultCPUs(runtime.NumCPU())
 	case pl.CPUsClient == "":
-		pl.CPUsClient = Complement(pl.CPUsServer, runtime.NumCPU())
+		pl.CPUsClient = machine.Complement(pl.CPUsServer, runtime.NumCPU())
 		if pl.CPUsClient == "" { // the server has every CPU: the client shares them
 			pl.CPUsClient = pl.CPUsServer
 		}
 	case pl.CPUsServer == "":
-		pl.CPUsServer = Complement(pl.CPUsClient, runtime.NumCPU())
+		pl.CPUsServer = machine.Complement(pl.CPUsClient, runtime.NumCPU())
 	}
 	return pl, nil
 }
@@ -83,7 +84,7 @@ func (o *Options) shape(pl Plan, sc string, conns, pipe int) session.Shape {
 
 // resultsDir is where sessions go when --out is not given.
 func resultsDir() string {
-	if r := session.Root(); r != "" {
+	if r, err := machine.RepoRoot(); err == nil {
 		return filepath.Join(r, "results")
 	}
 	return "results"
@@ -166,7 +167,7 @@ func Race(ctx context.Context, o Options) RaceResult {
 		warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
 			pairs, pctText(level), need))
 	}
-	if Overlap(pl.CPUsServer, pl.CPUsClient) {
+	if machine.Overlap(pl.CPUsServer, pl.CPUsClient) {
 		warnings = append(warnings, fmt.Sprintf("server CPUs %q and load generator CPUs %q overlap: the client takes CPU from the server, so throughput measures both", pl.CPUsServer, pl.CPUsClient))
 	}
 	eng := newEngine(pl, prog, o.ServerLog)
@@ -175,14 +176,14 @@ func Race(ctx context.Context, o Options) RaceResult {
 		return failSetup(err)
 	}
 	started := time.Now().UTC()
-	man := session.Collect(session.CollectOptions{Root: session.Root(), Command: o.Command})
+	man := machine.Environment(o.Command)
 	man.Targets = map[string]map[string]string{o.A: eng.resolved[o.A].Versions(), o.B: eng.resolved[o.B].Versions()}
 	man.Method = methodLines(pl)
 	for _, w := range man.Warnings {
 		prog.Logf("warning: %s", w)
 	}
 
-	restore, err := PinSelf(pl.CPUsClient)
+	restore, err := machine.PinSelf(pl.CPUsClient)
 	if err != nil {
 		return failSetup(err)
 	}

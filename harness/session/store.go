@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,45 +197,4 @@ func loadFile[T any](dir, name string) (*T, error) {
 		return nil, err
 	}
 	return &v, nil
-}
-
-// FindRoot finds the repository root: the nearest directory at or above start holding a
-// go.mod of this module. It returns "" if there is none.
-func FindRoot(start string) string {
-	dir, err := filepath.Abs(start)
-	if err != nil {
-		return ""
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module github.com/bindrace/bindrace")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// Root finds the repository root from the working directory, then from the executable's
-// location (bin/bindrace lives one level below it). Env BINDRACE_ROOT wins when set.
-func Root() string {
-	if r := os.Getenv("BINDRACE_ROOT"); r != "" {
-		return r
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if r := FindRoot(wd); r != "" {
-			return r
-		}
-	}
-	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			if r := FindRoot(filepath.Dir(exe)); r != "" {
-				return r
-			}
-		}
-	}
-	return ""
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // StartOptions shape one server process.
@@ -151,7 +153,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	if t.CPUQuotaPct > 0 {
 		cpus := o.Threads
 		if o.CPUs != "" {
-			cpus, _ = countCPUs(o.CPUs)
+			cpus = machine.CountCPUs(o.CPUs)
 		}
 		if s.quota, err = capCPU(s.Pid, t.CPUQuotaPct, cpus); err != nil {
 			s.Stop()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -29,7 +30,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	root = session.FindRoot(".")
+	root = machine.FindRoot(".")
 	tmp, err := os.MkdirTemp("", "bindrace-e2e-")
 	if err != nil {
 		panic(err)
