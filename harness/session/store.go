@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,6 +89,17 @@ func WriteJSON(path string, v any) error {
 	}
 	b = append(b, '\n')
 	return WriteFile(path, b)
+}
+
+// PrintJSON writes v to w as indented JSON and a newline (what --json prints); a value that
+// cannot be encoded prints {"error": ...} instead.
+func PrintJSON(w io.Writer, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(w, "{\"error\": %q}\n", err.Error())
+		return
+	}
+	w.Write(append(b, '\n'))
 }
 
 // WriteFile writes data to path atomically.
@@ -197,4 +209,35 @@ func loadFile[T any](dir, name string) (*T, error) {
 		return nil, err
 	}
 	return &v, nil
+}
+
+// LoadRaceSummaries loads a race session's summaries: one, or each sub-session's of a race set.
+func LoadRaceSummaries(dir string) ([]*Summary, error) {
+	kind, err := Kind(dir)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "race":
+		s, err := LoadSummary(dir)
+		if err != nil {
+			return nil, err
+		}
+		return []*Summary{s}, nil
+	case "race-set":
+		ix, err := LoadIndex(dir)
+		if err != nil {
+			return nil, err
+		}
+		var out []*Summary
+		for _, e := range ix.Sessions {
+			s, err := LoadSummary(filepath.Join(DirOf(dir), e.Dir))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s is a %s session, not a race", dir, kind)
 }

@@ -1,4 +1,4 @@
-package race
+package gate
 
 import (
 	"testing"
