@@ -50,7 +50,7 @@ func SourceHash(root string, dirs ...string) (string, error) {
 	sort.Strings(files)
 	listing := sha256.New()
 	for _, rel := range files {
-		sum, err := fileSHA256(filepath.Join(root, rel))
+		sum, err := FileSHA256(filepath.Join(root, rel))
 		if err != nil {
 			return "", err
 		}
@@ -59,7 +59,8 @@ func SourceHash(root string, dirs ...string) (string, error) {
 	return hex.EncodeToString(listing.Sum(nil)), nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the SHA-256 of a file's contents, in hex (a line of sha256sum).
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
