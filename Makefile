@@ -50,8 +50,9 @@ export BINDRACE_ROOT := $(ROOT)
 
 # The untagged binding compiles native/src through binding/native_unity.cc, but Go's build cache
 # keys only on files in the package directory, so an edited core would be tested stale. A hash
-# of the native sources in the cgo preprocessor flags makes every change recompile.
-NATIVE_SRC_HASH := $(shell cat native/src/* native/include/* 2>/dev/null | sha256sum | cut -c1-16)
+# of the native sources in the cgo preprocessor flags makes every change recompile (the source
+# hash of scripts/source-hash.sh, the one the build manifests and the harness record).
+NATIVE_SRC_HASH := $(shell scripts/source-hash.sh native/src native/include | cut -c1-16)
 export CGO_CPPFLAGS := -DBINDRACE_NATIVE_SRC=$(NATIVE_SRC_HASH)
 
 # ---- sources -------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ UWS_LOCK    := $(wildcard harness/targets/uws/package-lock.json)
 SETUP_FORCE := $(if $(shell command -v $(CLANG) 2>/dev/null),,FORCE) \
   $(if $(UWS_LOCK),$(if $(wildcard harness/targets/uws/node_modules/.bindrace-lock.sha256),,FORCE))
 
-.PHONY: help setup build build-plain build-instrumented pgo baseline test vet bench clean FORCE
+.PHONY: help setup build build-plain build-instrumented pgo baseline test vet lint lint-go bench clean FORCE
 FORCE:
 
 help: ## list the targets
@@ -152,7 +153,18 @@ vet: | $(SETUP_STAMP) ## go vet (default tags; the binding with bindrace_release
 	$(GO) vet -tags bindrace_release ./binding/...
 	$(GO) vet -tags soak ./binding/...
 
-test: setup bin/bindrace bin/binding-server bin/binding-server-plain vet test-native fuzz-smoke ## setup, build, vet, the native checks, go test
+# Go's linters are tool dependencies in go.mod (go tool runs the pinned versions): staticcheck
+# (honnef.co/go/tools) and deadcode (golang.org/x/tools). deadcode -test counts tests as roots;
+# what it still reports must be named, with a reason, in scripts/deadcode-allow.txt.
+lint-go: | $(SETUP_STAMP) ## staticcheck and deadcode -test (allowlist: scripts/deadcode-allow.txt)
+	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags bindrace_release ./binding/...
+	$(GO) tool staticcheck -tags soak ./binding/...
+	scripts/deadcode.sh
+
+lint: vet lint-go lint-native ## go vet, staticcheck, deadcode, clang-tidy: all must be clean
+
+test: setup bin/bindrace bin/binding-server bin/binding-server-plain lint test-native fuzz-smoke ## setup, build, lint (vet included), the native checks, go test
 	$(GO) test $(GO_TEST_FLAGS) ./...
 
 bench: setup build build-plain ## quick race: binding vs the pinned upstream uws (override with BENCH_ARGS=...)

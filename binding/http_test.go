@@ -3,18 +3,14 @@ package binding
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -255,138 +251,4 @@ func TestConnectionSemantics(t *testing.T) {
 			t.Fatal(got)
 		}
 	})
-}
-
-func TestHandlerPanic(t *testing.T) {
-	a := testApp(t, Config{}, 1, func(a *App) {
-		a.Get("/panic", func(w *Response, r *Request) {
-			w.WriteString("partial")
-			panic("boom")
-		})
-	})
-	c := dial(t, a)
-	br := bufio.NewReader(c)
-	res := roundTrip(t, c, br, get("/panic")+get("/"), "GET")
-	if got := body(t, res); res.StatusCode != 500 || got != "" {
-		t.Fatalf("%d %q", res.StatusCode, got)
-	}
-	if got := body(t, roundTrip(t, c, br, "", "GET")); got != "hi" {
-		t.Fatal(got)
-	}
-}
-
-// Bodies and headers larger than the initial arenas grow them mid-batch without losing earlier
-// answers of the same batch.
-func TestLargeResponsesInOneBatch(t *testing.T) {
-	big := strings.Repeat("x", 300<<10)
-	a := testApp(t, Config{}, 1, func(a *App) {
-		a.Get("/big/:n", func(w *Response, r *Request) {
-			w.Header("x-long", big[:20000])
-			w.Write(r.Param("n"))
-			w.WriteString(big)
-		})
-	})
-	c := dial(t, a)
-	br := bufio.NewReader(c)
-	io.WriteString(c, get("/big/1")+get("/")+get("/big/2")+get("/big/3"))
-	for _, want := range []string{"1" + big, "hi", "2" + big, "3" + big} {
-		res := roundTrip(t, c, br, "", "GET")
-		if got := body(t, res); got != want || (len(want) > 2 && len(res.Header.Get("x-long")) != 20000) {
-			t.Fatalf("got %d bytes, want %d", len(got), len(want))
-		}
-	}
-}
-
-func TestListenErrors(t *testing.T) {
-	a := testApp(t, Config{}, 1, nil)
-	if err := a.Handle("GET", "/late", func(w *Response, r *Request) {}); err != ErrStarted {
-		t.Fatalf("route after Listen: %v", err)
-	}
-	b := New(Config{})
-	if err := b.Handle("GET", "no-slash", func(w *Response, r *Request) {}); err == nil {
-		t.Fatal("bad pattern accepted")
-	}
-	if err := b.Handle("GET", "/a/*/b", func(w *Response, r *Request) {}); err == nil {
-		t.Fatal("inner * accepted")
-	}
-	b.Get("/x/:id", func(w *Response, r *Request) {})
-	if err := b.Handle("GET", "/x/:id", func(w *Response, r *Request) {}); err == nil {
-		t.Fatal("duplicate accepted")
-	}
-	if err := b.Listen("256.0.0.1:0", 1); err == nil {
-		t.Fatal("bad address accepted")
-	}
-	b.Shutdown(context.Background())
-}
-
-// A port someone else listens on is an error, even when that someone is another app whose
-// SO_REUSEPORT group this one could otherwise join and split connections with.
-func TestListenPortInUse(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	other := testApp(t, Config{}, 2, nil)
-	for _, addr := range []string{ln.Addr().String(), fmt.Sprintf("127.0.0.1:%d", other.Port()),
-		fmt.Sprintf("0.0.0.0:%d", other.Port())} {
-		b := New(Config{})
-		err := b.Listen(addr, 2)
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			t.Errorf("listen %s while in use: %v, want EADDRINUSE", addr, err)
-		}
-		b.Shutdown(context.Background())
-	}
-}
-
-// Static, parameter and wildcard routes, per method and any-method, with HEAD falling back to GET.
-func TestRouting(t *testing.T) {
-	a := testApp(t, Config{}, 1, func(a *App) {
-		name := func(s string) Handler {
-			return func(w *Response, r *Request) {
-				w.WriteString(s)
-				for i := 0; r.ParamIndex(i) != nil; i++ {
-					w.WriteString(" ")
-					w.Write(r.ParamIndex(i))
-				}
-			}
-		}
-		a.Get("/u/me", name("me"))
-		a.Get("/u/:id", name("user"))
-		a.Get("/u/:id/posts/:post", name("post"))
-		a.Get("/files/*", name("files"))
-		a.Any("/any", name("any"))
-		a.Post("/u/:id", name("post-user"))
-		a.Get("/id/:id/x", name("idx"))
-	})
-	c := dial(t, a)
-	br := bufio.NewReader(c)
-	for _, tc := range []struct{ method, path, want string }{
-		{"GET", "/u/me", "me"},
-		{"GET", "/u/7", "user 7"},
-		{"POST", "/u/7", "post-user 7"},
-		{"GET", "/u/7/posts/9", "post 7 9"},
-		{"GET", "/files/a/b/c", "files"},
-		{"GET", "/files/", "files"},
-		{"DELETE", "/any", "any"},
-		{"GET", "/any", "any"},
-		{"GET", "/id/3/x", "idx 3"},
-		{"GET", "/id/3?name=n", "3 n"},
-		{"PUT", "/u/7", "Method Not Allowed"}, // GET and POST routes: 405 with Allow
-		{"HEAD", "/u/7", ""},                  // HEAD falls back to GET
-		{"DELETE", "/u/me", "Method Not Allowed"},
-		{"POST", "/files/x", "Method Not Allowed"},
-		{"GET", "/u/", "Not Found"},
-		{"GET", "/files", "Not Found"},
-	} {
-		raw := tc.method + " " + tc.path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
-		res := roundTrip(t, c, br, raw, tc.method)
-		if got := body(t, res); got != tc.want {
-			t.Errorf("%s %s: %q want %q", tc.method, tc.path, got, tc.want)
-		}
-		allow := map[string]string{"/u/7": "GET, HEAD, POST", "/u/me": "GET, HEAD, POST", "/files/x": "GET, HEAD"}[tc.path]
-		if got := res.Header.Get("Allow"); tc.want == "Method Not Allowed" && (res.StatusCode != 405 || got != allow) {
-			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %q", tc.method, tc.path, res.StatusCode, got, allow)
-		}
-	}
 }

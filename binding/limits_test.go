@@ -121,7 +121,20 @@ func TestSlowlorisManyIdlePartialHeads(t *testing.T) {
 		t.Errorf("a normal client waited %v (bound %v) while %d slowloris connections were open", max, prompt, slow)
 	}
 
-	// Every slow connection: 408, then closed, between 0.9 and 1 s + 2 s slack after its bytes.
+	checkSlowlorisClosed(t, conns, sent, headerTimeout)
+	t.Logf("%d slowloris connections opened in %v; normal client latency p50 %v max %v over %d probes",
+		slow, opened, lat[len(lat)/2], lat[len(lat)-1], len(lat))
+
+	// And the server still serves.
+	c := dial(t, a)
+	if got := body(t, roundTrip(t, c, bufio.NewReader(c), get("/"), "GET")); got != "hi" {
+		t.Fatal(got)
+	}
+}
+
+// checkSlowlorisClosed: every slow connection gets 408, then is closed, between 0.9 and 1 s + 2 s
+// slack after its bytes were sent.
+func checkSlowlorisClosed(t *testing.T, conns []net.Conn, sent []time.Time, headerTimeout time.Duration) {
 	var early, late, wrong atomic.Int64
 	var firstErr atomic.Value
 	var wg sync.WaitGroup
@@ -160,19 +173,11 @@ func TestSlowlorisManyIdlePartialHeads(t *testing.T) {
 	}
 	wg.Wait()
 	if wrong.Load() > 0 {
-		t.Errorf("%d of %d slow connections not answered 408 + close; first: %v", wrong.Load(), slow, firstErr.Load())
+		t.Errorf("%d of %d slow connections not answered 408 + close; first: %v", wrong.Load(), len(conns), firstErr.Load())
 	}
 	if early.Load() > 0 || late.Load() > 0 {
 		t.Errorf("408 + close came too early for %d and too late for %d of %d connections (header timeout %v)",
-			early.Load(), late.Load(), slow, headerTimeout)
-	}
-	t.Logf("%d slowloris connections opened in %v; normal client latency p50 %v max %v over %d probes",
-		slow, opened, lat[len(lat)/2], lat[len(lat)-1], len(lat))
-
-	// And the server still serves.
-	c := dial(t, a)
-	if got := body(t, roundTrip(t, c, bufio.NewReader(c), get("/"), "GET")); got != "hi" {
-		t.Fatal(got)
+			early.Load(), late.Load(), len(conns), headerTimeout)
 	}
 }
 
@@ -279,120 +284,6 @@ func roundTripErr(c net.Conn, raw string) string {
 	return string(b)
 }
 
-// bigBody is an 8 MiB shared body generated into native memory, with a byte pattern a reader
-// can check position by position.
-const bigBodyLen = 8 << 20
-
-func bigByte(i int) byte { return byte(i*7 + i>>13) }
-
-func newBigBody() *Body { return newPatternBody(bigBodyLen) }
-
-func newPatternBody(n int) *Body {
-	return NewBodyFunc(n, func(dst []byte) {
-		for i := range dst {
-			dst[i] = bigByte(i)
-		}
-	})
-}
-
-// peakRSS samples VmRSS every 20 ms until stop is closed; the returned func reports the peak.
-func peakRSS(t testing.TB, stop <-chan struct{}) func() int64 {
-	var peak atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			if r := rssKiB(t); r > peak.Load() {
-				peak.Store(r)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() int64 { <-done; return peak.Load() }
-}
-
-// Slow readers of one large SendBody body at once: the body is referenced, not copied per
-// response, and each connection's queued output is bounded by SendBuffer, so the process RSS
-// stays under baseline + 64 MiB (20 copies of 14 MiB would be 280 MiB, 100 of 8 MiB 800 MiB;
-// the clients' own read buffers are readers x 48 KiB of it).
-func TestSlowReadersOfLargeBodyBoundedRSS(t *testing.T) {
-	t.Run("20 readers of 14 MiB", func(t *testing.T) { slowReaders(t, 20, 14<<20) })
-	t.Run("100 readers of 8 MiB", func(t *testing.T) { slowReaders(t, 100, 8<<20) })
-}
-
-func slowReaders(t *testing.T, readers, bodyLen int) {
-	const boundKiB = 64 << 10
-	needFiles(t, uint64(2*readers+512))
-	big := newPatternBody(bodyLen)
-	defer big.Release()
-	a := testApp(t, Config{}, 1, func(a *App) {
-		a.Get("/big", func(w *Response, r *Request) { w.SendBody(big) })
-	})
-	runtime.GC()
-	base := rssKiB(t)
-	stop := make(chan struct{})
-	peak := peakRSS(t, stop)
-	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, readers)
-	for i := 0; i < readers; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			c, err := net.Dial("tcp", addr(a))
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer c.Close()
-			c.(*net.TCPConn).SetReadBuffer(32 << 10)
-			c.SetDeadline(time.Now().Add(40 * time.Second))
-			io.WriteString(c, get("/big"))
-			br := bufio.NewReaderSize(c, 16<<10)
-			res, err := http.ReadResponse(br, nil)
-			if err != nil {
-				errs <- fmt.Errorf("reader %d: %v", i, err)
-				return
-			}
-			buf := make([]byte, 32<<10)
-			got := 0
-			for {
-				n, err := res.Body.Read(buf)
-				for j := 0; j < n; j += 4093 { // spot-check the pattern
-					if buf[j] != bigByte(got+j) {
-						errs <- fmt.Errorf("reader %d: byte %d is %d, want %d", i, got+j, buf[j], bigByte(got+j))
-						return
-					}
-				}
-				got += n
-				if err != nil {
-					break
-				}
-				time.Sleep(4 * time.Millisecond) // slow: at most ~8 MB/s per reader
-			}
-			if got != bodyLen {
-				errs <- fmt.Errorf("reader %d: got %d of %d bytes", i, got, bodyLen)
-			}
-		}(i)
-	}
-	wg.Wait()
-	close(stop)
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	p := peak()
-	t.Logf("%d slow readers of %d MiB in %v: RSS baseline %d KiB, peak %d KiB (+%d KiB, bound +%d KiB)",
-		readers, bodyLen>>20, time.Since(start).Round(time.Millisecond), base, p, p-base, boundKiB)
-	if p-base > boundKiB {
-		t.Fatalf("RSS grew %d KiB over the %d KiB baseline with %d slow readers (bound %d KiB)", p-base, base, readers, boundKiB)
-	}
-}
-
 // Clients that disconnect mid-response (after the head, after part of the body, before any
 // byte; FIN or RST) of a large shared body, a streamed body and a detached (async) response
 // leak nothing: after 2,000 of them the process's descriptors return to the baseline (+4) and
@@ -403,85 +294,19 @@ func TestDisconnectMidResponseLeaksNothing(t *testing.T) {
 	needFiles(t, 2*perRound+512)
 	big := newBigBody()
 	defer big.Release()
-	var writers sync.WaitGroup
-	var streamClosed, streamStarted atomic.Int64
-	a := testApp(t, Config{}, 1, func(a *App) {
-		a.Get("/big", func(w *Response, r *Request) { w.SendBody(big) })
-		a.Get("/stream", func(w *Response, r *Request) {
-			s, err := w.Stream(-1)
-			if err != nil {
-				return
-			}
-			streamStarted.Add(1)
-			writers.Add(1)
-			go func() {
-				defer writers.Done()
-				chunk := bytes.Repeat([]byte("s"), 32<<10)
-				deadline := time.Now().Add(20 * time.Second)
-				for time.Now().Before(deadline) {
-					if _, err := s.Write(chunk); err != nil {
-						if errors.Is(err, ErrClosed) {
-							streamClosed.Add(1)
-						}
-						s.Close()
-						return
-					}
-				}
-				s.Close() // never reached unless the server kept writing to a vanished client
-			}()
-		})
-		a.Get("/async", func(w *Response, r *Request) {
-			d := w.Detach()
-			go func() {
-				time.Sleep(30 * time.Millisecond)
-				d.WriteString(strings.Repeat("a", 64<<10))
-				d.End() // the client may be gone: whatever it returns, nothing may leak
-			}()
-		})
-	})
-	paths := []string{"/big", "/stream", "/async"}
-	round := func(r int) {
-		var wg sync.WaitGroup
-		for i := 0; i < perRound; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				c, err := net.Dial("tcp", addr(a))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				tc := c.(*net.TCPConn)
-				if (r+i)%2 == 0 {
-					tc.SetLinger(0) // close with RST
-				}
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				io.WriteString(c, get(paths[i%len(paths)]))
-				switch i % 3 {
-				case 0: // gone before reading anything
-				case 1: // after the first bytes
-					buf := make([]byte, 1)
-					io.ReadFull(c, buf)
-				default: // mid-body
-					buf := make([]byte, 64<<10)
-					io.ReadFull(c, buf)
-				}
-				c.Close()
-			}(i)
-		}
-		wg.Wait()
-	}
+	var d disconnects
+	a := d.app(t, big)
 	// Warm-up: pools, buffers and the Go heap reach their working size.
 	for r := 0; r < 4; r++ {
-		round(r)
+		d.round(t, a, r, perRound)
 	}
-	settle(5*time.Second, func() bool { return streamClosed.Load() == streamStarted.Load() })
+	settle(5*time.Second, func() bool { return d.streamClosed.Load() == d.streamStarted.Load() })
 	runtime.GC()
 	time.Sleep(200 * time.Millisecond)
 	baseFD, baseRSS := openFDs(t), rssKiB(t)
 	start := time.Now()
 	for r := 0; r < rounds; r++ {
-		round(r)
+		d.round(t, a, r, perRound)
 	}
 	elapsed := time.Since(start)
 	const fdSlack = 4
@@ -495,10 +320,10 @@ func TestDisconnectMidResponseLeaksNothing(t *testing.T) {
 	ok := settle(10*time.Second, func() bool {
 		runtime.GC()
 		fd, rss = openFDs(t), rssKiB(t)
-		return fd <= baseFD+fdSlack && rss <= baseRSS+rssSlackKiB && streamClosed.Load() == streamStarted.Load()
+		return fd <= baseFD+fdSlack && rss <= baseRSS+rssSlackKiB && d.streamClosed.Load() == d.streamStarted.Load()
 	})
 	t.Logf("%d disconnecting clients in %v; fds %d -> %d, RSS %d -> %d KiB; streams closed %d of %d",
-		rounds*perRound, elapsed.Round(time.Millisecond), baseFD, fd, baseRSS, rss, streamClosed.Load(), streamStarted.Load())
+		rounds*perRound, elapsed.Round(time.Millisecond), baseFD, fd, baseRSS, rss, d.streamClosed.Load(), d.streamStarted.Load())
 	if !ok {
 		if fd > baseFD+fdSlack {
 			t.Errorf("descriptors leaked: %d open after %d disconnects, baseline %d (+%d allowed)", fd, rounds*perRound, baseFD, fdSlack)
@@ -506,9 +331,9 @@ func TestDisconnectMidResponseLeaksNothing(t *testing.T) {
 		if rss > baseRSS+rssSlackKiB {
 			t.Errorf("RSS %d KiB after %d disconnects, baseline %d KiB (+%d KiB allowed)", rss, rounds*perRound, baseRSS, rssSlackKiB)
 		}
-		if streamClosed.Load() != streamStarted.Load() {
+		if d.streamClosed.Load() != d.streamStarted.Load() {
 			t.Errorf("%d of %d stream writers never learned their connection closed (ErrClosed)",
-				streamStarted.Load()-streamClosed.Load(), streamStarted.Load())
+				d.streamStarted.Load()-d.streamClosed.Load(), d.streamStarted.Load())
 		}
 	}
 	// The server still serves.
@@ -516,5 +341,85 @@ func TestDisconnectMidResponseLeaksNothing(t *testing.T) {
 	if got := body(t, roundTrip(t, c, bufio.NewReader(c), get("/"), "GET")); got != "hi" {
 		t.Fatal(got)
 	}
-	writers.Wait()
+	d.writers.Wait()
+}
+
+// disconnects is TestDisconnectMidResponseLeaksNothing's server side: its stream writers and
+// how many streams started and learned their connection closed.
+type disconnects struct {
+	writers                     sync.WaitGroup
+	streamClosed, streamStarted atomic.Int64
+}
+
+// app serves a large shared body, a stream written from a goroutine and a detached response.
+func (d *disconnects) app(t *testing.T, big *Body) *App {
+	return testApp(t, Config{}, 1, func(a *App) {
+		a.Get("/big", func(w *Response, r *Request) { w.SendBody(big) })
+		a.Get("/stream", func(w *Response, r *Request) {
+			s, err := w.Stream(-1)
+			if err != nil {
+				return
+			}
+			d.streamStarted.Add(1)
+			d.writers.Add(1)
+			go func() {
+				defer d.writers.Done()
+				chunk := bytes.Repeat([]byte("s"), 32<<10)
+				deadline := time.Now().Add(20 * time.Second)
+				for time.Now().Before(deadline) {
+					if _, err := s.Write(chunk); err != nil {
+						if errors.Is(err, ErrClosed) {
+							d.streamClosed.Add(1)
+						}
+						s.Close()
+						return
+					}
+				}
+				s.Close() // never reached unless the server kept writing to a vanished client
+			}()
+		})
+		a.Get("/async", func(w *Response, r *Request) {
+			late := w.Detach()
+			go func() {
+				time.Sleep(30 * time.Millisecond)
+				late.WriteString(strings.Repeat("a", 64<<10))
+				late.End() // the client may be gone: whatever it returns, nothing may leak
+			}()
+		})
+	})
+}
+
+// round connects perRound clients at once, each asking for one of the paths and vanishing
+// before, during or after the response (FIN or RST).
+func (d *disconnects) round(t *testing.T, a *App, r, perRound int) {
+	paths := []string{"/big", "/stream", "/async"}
+	var wg sync.WaitGroup
+	for i := 0; i < perRound; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr(a))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			tc := c.(*net.TCPConn)
+			if (r+i)%2 == 0 {
+				tc.SetLinger(0) // close with RST
+			}
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			io.WriteString(c, get(paths[i%len(paths)]))
+			switch i % 3 {
+			case 0: // gone before reading anything
+			case 1: // after the first bytes
+				buf := make([]byte, 1)
+				io.ReadFull(c, buf)
+			default: // mid-body
+				buf := make([]byte, 64<<10)
+				io.ReadFull(c, buf)
+			}
+			c.Close()
+		}(i)
+	}
+	wg.Wait()
 }

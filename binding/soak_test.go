@@ -103,6 +103,38 @@ func TestSoak(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("soak: server binary %s: %v (run make build first)", bin, err)
 	}
+	srv := startSoakServer(t, bin)
+	defer srv.stop()
+	ld := newSoakLoad(t, srv.hostport)
+	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	defer cancel()
+	ld.start(ctx)
+	samples, died := srv.sample(ctx, cancel)
+	ld.wg.Wait()
+	if died != nil {
+		t.Fatal(died)
+	}
+	total := ld.done[0].Load() + ld.done[1].Load() + ld.done[2].Load() + ld.done[3].Load()
+	t.Logf("soak: %v on %s (pid %d): %d responses (ping %d, params %d, json %d, stream %d), %.0f/s, %d connections",
+		dur, bin, srv.pid, total, ld.done[0].Load(), ld.done[1].Load(), ld.done[2].Load(), ld.done[3].Load(),
+		float64(total)/dur.Seconds(), ld.conns.Load())
+	logSamples(t, samples)
+	if n := ld.bad.Load(); n > 0 {
+		t.Errorf("soak: %d wrong or failed responses; first: %v", n, ld.firstBad.Load())
+	}
+	judgeGrowth(t, samples, dur)
+}
+
+// soakProc is the binding-server process under soak.
+type soakProc struct {
+	pid      int
+	hostport string
+	exited   chan error
+	stop     func()
+}
+
+// startSoakServer starts bin on a free port and waits until it accepts connections.
+func startSoakServer(t *testing.T, bin string) *soakProc {
 	port := freePort(t)
 	srv := exec.Command(bin, "--port", strconv.Itoa(port))
 	srv.Stdout, srv.Stderr = os.Stderr, os.Stderr
@@ -110,173 +142,221 @@ func TestSoak(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	defer func() {
+	s := &soakProc{pid: srv.Process.Pid, hostport: fmt.Sprintf("127.0.0.1:%d", port), exited: make(chan error, 1)}
+	go func() { s.exited <- srv.Wait() }()
+	s.stop = func() {
 		srv.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-s.exited:
 		case <-time.After(10 * time.Second):
 			syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-			<-exited
+			<-s.exited
 		}
-	}()
-	hostport := fmt.Sprintf("127.0.0.1:%d", port)
+	}
 	if !settle(10*time.Second, func() bool {
-		c, err := net.DialTimeout("tcp", hostport, time.Second)
+		c, err := net.DialTimeout("tcp", s.hostport, time.Second)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
 	}) {
+		s.stop()
 		t.Fatalf("soak: %s --port %d not accepting after 10 s", bin, port)
 	}
-	pid := srv.Process.Pid
+	return s
+}
 
-	// Requests and expected answers from the scenarios.
-	var mix []scenario.Scenario
-	for _, n := range []string{"ping", "params", "json"} {
-		sc, err := scenario.ByName(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mix = append(mix, sc)
-	}
-	stream, err := scenario.ByName("stream")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), dur)
-	defer cancel()
-	var done [4]atomic.Int64 // ping, params, json, stream
-	var conns atomic.Int64
-	var bad atomic.Int64
-	var firstBad atomic.Value
-	fail := func(format string, args ...any) {
-		if bad.Add(1) == 1 {
-			firstBad.Store(fmt.Sprintf(format, args...))
-		}
-	}
-	var wg sync.WaitGroup
-	worker := func(w int) {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			c, err := net.DialTimeout("tcp", hostport, 5*time.Second)
-			if err != nil {
-				fail("dial: %v", err)
-				time.Sleep(100 * time.Millisecond)
-				continue
-			}
-			conns.Add(1)
-			br := bufio.NewReaderSize(c, 64<<10)
-			for i := 0; i < 200 && ctx.Err() == nil; i++ {
-				k := (w + i) % len(mix)
-				sc := mix[k]
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				if _, err := c.Write(sc.Request(hostport)); err != nil {
-					fail("%s: write: %v", sc.Name, err)
-					break
-				}
-				res, err := http.ReadResponse(br, nil)
-				if err != nil {
-					fail("%s: %v", sc.Name, err)
-					break
-				}
-				b, err := io.ReadAll(res.Body)
-				res.Body.Close()
-				if err != nil || res.StatusCode != sc.Want.Status {
-					fail("%s: status %d, %v", sc.Name, res.StatusCode, err)
-					break
-				}
-				if !sc.Want.JSON && !bytes.Equal(b, sc.Want.Body) {
-					fail("%s: body %q, want %q", sc.Name, b, sc.Want.Body)
-					break
-				}
-				if sc.Want.JSON && !sameJSON(b, sc.Want.Body) {
-					fail("%s: body %q, want the JSON value %q", sc.Name, b, sc.Want.Body)
-					break
-				}
-				done[k].Add(1)
-			}
-			c.Close()
-		}
-	}
-	streamer := func() {
-		defer wg.Done()
-		buf := make([]byte, 256<<10)
-		for ctx.Err() == nil {
-			c, err := net.DialTimeout("tcp", hostport, 5*time.Second)
-			if err != nil {
-				fail("stream dial: %v", err)
-				time.Sleep(100 * time.Millisecond)
-				continue
-			}
-			conns.Add(1)
-			br := bufio.NewReaderSize(c, 64<<10)
-			for i := 0; i < 20 && ctx.Err() == nil; i++ {
-				c.SetDeadline(time.Now().Add(30 * time.Second))
-				if _, err := c.Write(stream.Request(hostport)); err != nil {
-					fail("stream: write: %v", err)
-					break
-				}
-				res, err := http.ReadResponse(br, nil)
-				if err != nil {
-					fail("stream: %v", err)
-					break
-				}
-				n, err := io.CopyBuffer(io.Discard, res.Body, buf)
-				res.Body.Close()
-				if err != nil || n != int64(stream.Want.BodyLen) || res.StatusCode != 200 {
-					if ctx.Err() == nil {
-						fail("stream: status %d, %d of %d bytes, %v", res.StatusCode, n, stream.Want.BodyLen, err)
-					}
-					break
-				}
-				done[3].Add(1)
-			}
-			c.Close()
-		}
-	}
-	for w := 0; w < 12; w++ {
-		wg.Add(1)
-		go worker(w)
-	}
-	for s := 0; s < 2; s++ {
-		wg.Add(1)
-		go streamer()
-	}
-
-	// Sample once a second until the load ends.
-	var samples []soakSample
+// sample reads the server's RSS and descriptors once a second until ctx ends; if the server
+// exits first it cancels the load and returns why.
+func (s *soakProc) sample(ctx context.Context, cancel func()) (samples []soakSample, died error) {
 	start := time.Now()
 	tick := time.NewTicker(time.Second)
-	var died error
-sampling:
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			break sampling
-		case err := <-exited:
-			died = fmt.Errorf("server exited during the soak: %v", err)
-			exited <- err
+			return samples, nil
+		case err := <-s.exited:
+			s.exited <- err
 			cancel()
-			break sampling
+			return samples, fmt.Errorf("server exited during the soak: %v", err)
 		case <-tick.C:
-			rss, err1 := procRSS(pid)
-			fds, err2 := procFDs(pid)
+			rss, err1 := procRSS(s.pid)
+			fds, err2 := procFDs(s.pid)
 			if err1 != nil || err2 != nil {
 				continue
 			}
 			samples = append(samples, soakSample{time.Since(start), rss, fds})
 		}
 	}
-	tick.Stop()
-	wg.Wait()
-	if died != nil {
-		t.Fatal(died)
-	}
+}
 
+// soakLoad is the soak's clients: requests of the mix (ping, params, json) and streams, each
+// response checked; the counts and the first wrong answer.
+type soakLoad struct {
+	hostport string
+	mix      []scenario.Scenario
+	stream   scenario.Scenario
+	done     [4]atomic.Int64 // ping, params, json, stream
+	conns    atomic.Int64
+	bad      atomic.Int64
+	firstBad atomic.Value
+	wg       sync.WaitGroup
+}
+
+func newSoakLoad(t *testing.T, hostport string) *soakLoad {
+	ld := &soakLoad{hostport: hostport}
+	for _, n := range []string{"ping", "params", "json"} {
+		sc, err := scenario.ByName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ld.mix = append(ld.mix, sc)
+	}
+	stream, err := scenario.ByName("stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld.stream = stream
+	return ld
+}
+
+func (ld *soakLoad) fail(format string, args ...any) {
+	if ld.bad.Add(1) == 1 {
+		ld.firstBad.Store(fmt.Sprintf(format, args...))
+	}
+}
+
+// start runs 12 request connections and 2 streaming ones until ctx ends (wait on ld.wg).
+func (ld *soakLoad) start(ctx context.Context) {
+	for w := 0; w < 12; w++ {
+		ld.wg.Add(1)
+		go ld.worker(ctx, w)
+	}
+	for s := 0; s < 2; s++ {
+		ld.wg.Add(1)
+		go ld.streamer(ctx)
+	}
+}
+
+// dial connects, counting the connection; false (after a pause) when it failed.
+func (ld *soakLoad) dial(what string) (net.Conn, bool) {
+	c, err := net.DialTimeout("tcp", ld.hostport, 5*time.Second)
+	if err != nil {
+		ld.fail("%s: %v", what, err)
+		time.Sleep(100 * time.Millisecond)
+		return nil, false
+	}
+	ld.conns.Add(1)
+	return c, true
+}
+
+// worker sends the mix's requests one at a time, 200 per connection.
+func (ld *soakLoad) worker(ctx context.Context, w int) {
+	defer ld.wg.Done()
+	for ctx.Err() == nil {
+		c, ok := ld.dial("dial")
+		if !ok {
+			continue
+		}
+		br := bufio.NewReaderSize(c, 64<<10)
+		for i := 0; i < 200 && ctx.Err() == nil; i++ {
+			k := (w + i) % len(ld.mix)
+			if !ld.request(c, br, ld.mix[k]) {
+				break
+			}
+			ld.done[k].Add(1)
+		}
+		c.Close()
+	}
+}
+
+// request sends one request of sc and checks the answer.
+func (ld *soakLoad) request(c net.Conn, br *bufio.Reader, sc scenario.Scenario) bool {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write(sc.Request(ld.hostport)); err != nil {
+		ld.fail("%s: write: %v", sc.Name, err)
+		return false
+	}
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		ld.fail("%s: %v", sc.Name, err)
+		return false
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	switch {
+	case err != nil || res.StatusCode != sc.Want.Status:
+		ld.fail("%s: status %d, %v", sc.Name, res.StatusCode, err)
+	case !sc.Want.JSON && !bytes.Equal(b, sc.Want.Body):
+		ld.fail("%s: body %q, want %q", sc.Name, b, sc.Want.Body)
+	case sc.Want.JSON && !sameJSON(b, sc.Want.Body):
+		ld.fail("%s: body %q, want the JSON value %q", sc.Name, b, sc.Want.Body)
+	default:
+		return true
+	}
+	return false
+}
+
+// streamer fetches the video, 20 times per connection, checking its length.
+func (ld *soakLoad) streamer(ctx context.Context) {
+	defer ld.wg.Done()
+	buf := make([]byte, 256<<10)
+	for ctx.Err() == nil {
+		c, ok := ld.dial("stream dial")
+		if !ok {
+			continue
+		}
+		br := bufio.NewReaderSize(c, 64<<10)
+		for i := 0; i < 20 && ctx.Err() == nil; i++ {
+			c.SetDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.Write(ld.stream.Request(ld.hostport)); err != nil {
+				ld.fail("stream: write: %v", err)
+				break
+			}
+			res, err := http.ReadResponse(br, nil)
+			if err != nil {
+				ld.fail("stream: %v", err)
+				break
+			}
+			n, err := io.CopyBuffer(io.Discard, res.Body, buf)
+			res.Body.Close()
+			if err != nil || n != int64(ld.stream.Want.BodyLen) || res.StatusCode != 200 {
+				if ctx.Err() == nil {
+					ld.fail("stream: status %d, %d of %d bytes, %v", res.StatusCode, n, ld.stream.Want.BodyLen, err)
+				}
+				break
+			}
+			ld.done[3].Add(1)
+		}
+		c.Close()
+	}
+}
+
+// logSamples logs the first, largest and last sample and about a dozen in between.
+func logSamples(t *testing.T, samples []soakSample) {
+	if len(samples) == 0 {
+		return
+	}
+	var maxR int64
+	var maxF int
+	for _, s := range samples {
+		maxR, maxF = max(maxR, s.rss), max(maxF, s.fds)
+	}
+	t.Logf("soak: %d samples; RSS first %.1f MiB, max %.1f MiB, last %.1f MiB; fds first %d, max %d, last %d",
+		len(samples), float64(samples[0].rss)/1024, float64(maxR)/1024, float64(samples[len(samples)-1].rss)/1024,
+		samples[0].fds, maxF, samples[len(samples)-1].fds)
+	step := max(1, len(samples)/12)
+	var line strings.Builder
+	for i := 0; i < len(samples); i += step {
+		fmt.Fprintf(&line, " %ds:%.1fMiB/%dfd", int(samples[i].at.Seconds()), float64(samples[i].rss)/1024, samples[i].fds)
+	}
+	t.Logf("soak: samples (t:RSS/fds):%s", line.String())
+}
+
+// judgeGrowth compares the first window after the warm-up with the last: median RSS may grow by
+// 10% + 4 MiB, median descriptors by 4.
+func judgeGrowth(t *testing.T, samples []soakSample, dur time.Duration) {
 	warm := min(60*time.Second, dur/5)
 	win := min(60*time.Second, (dur-warm)/3)
 	var fr, lr []int64
@@ -289,26 +369,6 @@ sampling:
 			lr, lf = append(lr, s.rss), append(lf, s.fds)
 		}
 	}
-	total := done[0].Load() + done[1].Load() + done[2].Load() + done[3].Load()
-	t.Logf("soak: %v on %s (pid %d): %d responses (ping %d, params %d, json %d, stream %d), %.0f/s, %d connections",
-		dur, bin, pid, total, done[0].Load(), done[1].Load(), done[2].Load(), done[3].Load(),
-		float64(total)/dur.Seconds(), conns.Load())
-	if len(samples) > 0 {
-		var maxR int64
-		var maxF int
-		for _, s := range samples {
-			maxR, maxF = max(maxR, s.rss), max(maxF, s.fds)
-		}
-		t.Logf("soak: %d samples; RSS first %.1f MiB, max %.1f MiB, last %.1f MiB; fds first %d, max %d, last %d",
-			len(samples), float64(samples[0].rss)/1024, float64(maxR)/1024, float64(samples[len(samples)-1].rss)/1024,
-			samples[0].fds, maxF, samples[len(samples)-1].fds)
-		step := max(1, len(samples)/12)
-		var line strings.Builder
-		for i := 0; i < len(samples); i += step {
-			fmt.Fprintf(&line, " %ds:%.1fMiB/%dfd", int(samples[i].at.Seconds()), float64(samples[i].rss)/1024, samples[i].fds)
-		}
-		t.Logf("soak: samples (t:RSS/fds):%s", line.String())
-	}
 	if len(fr) < 3 || len(lr) < 3 {
 		t.Fatalf("soak: too few samples for a verdict (first window %d, last %d); use a longer -soak", len(fr), len(lr))
 	}
@@ -316,9 +376,6 @@ sampling:
 	limit := mf + mf/10 + 4<<10
 	t.Logf("soak: warm-up %v, windows of %v: median RSS first %.1f MiB, last %.1f MiB (limit %.1f MiB); median fds first %d, last %d (limit %d)",
 		warm, win, float64(mf)/1024, float64(ml)/1024, float64(limit)/1024, median(ff), median(lf), median(ff)+4)
-	if n := bad.Load(); n > 0 {
-		t.Errorf("soak: %d wrong or failed responses; first: %v", n, firstBad.Load())
-	}
 	if ml > limit {
 		t.Errorf("soak: RSS grew: median %.1f MiB in the last %v vs %.1f MiB in the first (limit first x 1.10 + 4 MiB = %.1f MiB)",
 			float64(ml)/1024, win, float64(mf)/1024, float64(limit)/1024)

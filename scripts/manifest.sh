@@ -16,8 +16,9 @@
 #   profile_trained_source_sha256, profile_stale   from pgo/training.json (written by `make pgo`);
 #                       stale = the native sources changed since the profile was trained (the
 #                       build still works: functions whose code changed just get no profile data)
-#   source_sha256       sha256 of the listing "sha256  path" of every file under native/src and
-#                       native/include, sorted by path (LC_ALL=C), so names count as well as bytes
+#   source_sha256       scripts/source-hash.sh native/src native/include: sha256 of the listing
+#                       "sha256  path" of every file there, sorted by path (LC_ALL=C), so names
+#                       count as well as bytes
 #   source_files        how many files that covers
 #   git_commit, git_dirty   `git rev-parse HEAD` or "unknown"; dirty = uncommitted changes
 #   build_time          UTC, RFC 3339 (SOURCE_DATE_EPOCH is honoured for reproducible builds)
@@ -63,11 +64,7 @@ js() {
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 # The source hash is also what `make pgo` records in pgo/training.json.
-source_sha256() {
-  [ -n "$(find native/src native/include -type f 2>/dev/null | head -n1)" ] || return 0
-  find native/src native/include -type f -print0 2>/dev/null | LC_ALL=C sort -z \
-    | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
-}
+source_sha256() { scripts/source-hash.sh native/src native/include; }
 
 if [ "$source_hash_only" = 1 ]; then source_sha256; echo; exit 0; fi
 [ -n "$variant" ] && [ -n "$out" ] && [ -n "$compiler" ] || {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -87,7 +88,7 @@ func cachegrindTarget(t *testing.T) *targets.Target {
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		t.Skip("valgrind not installed: run scripts/setup.sh")
 	}
-	if root, err := targets.RepoRoot(); err == nil {
+	if root, err := machine.RepoRoot(); err == nil {
 		bin := filepath.Join(root, "bin", "binding-server")
 		if _, err := os.Stat(bin); err == nil {
 			tg, err := targets.Resolve("binding-static")

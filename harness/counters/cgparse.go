@@ -56,7 +56,7 @@ func ParseCachegrind(r io.Reader) (*CachegrindProfile, error) {
 			summed = make([]int64, len(p.Events))
 		case strings.HasPrefix(line, "summary:"):
 			if p.Events == nil {
-				return nil, fmt.Errorf("line %d: summary: before events:", lineNo)
+				return nil, fmt.Errorf("line %d: a summary: line before the events: line", lineNo)
 			}
 			nums, err := parseCounts(strings.Fields(strings.TrimPrefix(line, "summary:")), len(p.Events))
 			if err != nil {

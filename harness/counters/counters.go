@@ -99,8 +99,8 @@ func PerResponse(t Totals, responses int64) map[string]float64 {
 	return out
 }
 
-// order returns the counters of m in report order: the known lists first, then the rest sorted.
-func order(keys map[string]bool) []string {
+// Order returns the counters of keys in report order: the known lists first, then the rest sorted.
+func Order(keys map[string]bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, list := range [][]string{HardwareCounters, {IPC}, SoftwareCounters, CachegrindCounters} {
@@ -146,7 +146,9 @@ func RoundMap(m map[string]float64) map[string]float64 {
 	return out
 }
 
-func fmtCount(v float64) string {
+// FormatCount formats a counter for a table: whole numbers from a million, one decimal from
+// 100, three below.
+func FormatCount(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1e6:

@@ -25,6 +25,25 @@ type PerfOptions struct {
 	Log          io.Writer
 }
 
+// withDefaults fills what o leaves zero.
+func (o PerfOptions) withDefaults() PerfOptions {
+	orDefault(&o.Connections, 100)
+	orDefault(&o.Pipelining, 10)
+	orDefault(&o.Workers, 1)
+	orDefault(&o.Warmup, 2*time.Second)
+	orDefault(&o.Duration, 5*time.Second)
+	orDefault(&o.StartTimeout, 30*time.Second)
+	orDefault(&o.Timeout, 10*time.Second)
+	return o
+}
+
+// orDefault sets *v to def when it is not positive.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // PerfResult is one fresh server measured over one window.
 type PerfResult struct {
 	Target, Scenario string
@@ -39,27 +58,7 @@ type PerfResult struct {
 // measurement window only (StartPerf at MeasureStart, Stop at MeasureEnd), divided by the
 // responses counted in that window.
 func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOptions) (*PerfResult, error) {
-	if o.Connections <= 0 {
-		o.Connections = 100
-	}
-	if o.Pipelining <= 0 {
-		o.Pipelining = 10
-	}
-	if o.Workers <= 0 {
-		o.Workers = 1
-	}
-	if o.Warmup <= 0 {
-		o.Warmup = 2 * time.Second
-	}
-	if o.Duration <= 0 {
-		o.Duration = 5 * time.Second
-	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = 30 * time.Second
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Second
-	}
+	o = o.withDefaults()
 	srv, err := t.Start(ctx, targets.StartOptions{Threads: o.Threads, CPUs: o.CPUs, StartTimeout: o.StartTimeout, Log: o.Log})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", t.Name, err)

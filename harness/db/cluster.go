@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/bindrace/bindrace/harness/internal/child"
 )
 
 // ClusterOptions shape the private PostgreSQL cluster the harness starts.
@@ -71,7 +72,7 @@ type Cluster struct {
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	waitErr  error // set before exited is closed
-	log      *tail
+	log      *child.Tail
 	stop     sync.Once
 	stopErr  error
 }
@@ -184,18 +185,18 @@ func (c *Cluster) Stop() error {
 		var errs []error
 		select {
 		case <-c.exited:
-			errs = append(errs, fmt.Errorf("postgres (pid %d) had already exited: %v%s", c.Pid, c.waitErr, c.log.lastLines(15)))
+			errs = append(errs, fmt.Errorf("postgres (pid %d) had already exited: %v%s", c.Pid, c.waitErr, c.log.LastLines(15)))
 		default:
 			syscall.Kill(c.Pid, syscall.SIGINT)
 			select {
 			case <-c.exited:
 				if c.waitErr != nil {
-					errs = append(errs, fmt.Errorf("postgres (pid %d) fast shutdown: %v%s", c.Pid, c.waitErr, c.log.lastLines(15)))
+					errs = append(errs, fmt.Errorf("postgres (pid %d) fast shutdown: %v%s", c.Pid, c.waitErr, c.log.LastLines(15)))
 				}
 			case <-time.After(stopGrace):
 				syscall.Kill(-c.Pid, syscall.SIGKILL)
 				<-c.exited
-				errs = append(errs, fmt.Errorf("postgres (pid %d) did not finish a fast shutdown in %s and was killed%s", c.Pid, stopGrace, c.log.lastLines(15)))
+				errs = append(errs, fmt.Errorf("postgres (pid %d) did not finish a fast shutdown in %s and was killed%s", c.Pid, stopGrace, c.log.LastLines(15)))
 			}
 		}
 		// After a clean shutdown the postmaster has waited for all its children; after a crash
@@ -353,7 +354,7 @@ func initDataDir(ctx context.Context, bin, dataDir string, who runAs) error {
 	if err := who.chownTo(tmp); err != nil {
 		return fmt.Errorf("postgres cache: %w", err)
 	}
-	out := &tail{max: 8 << 10}
+	out := &child.Tail{Max: 8 << 10}
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", tmp, "-U", Superuser,
 		"-E", "UTF8", "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256")
 	cmd.SysProcAttr = who.procAttr()
@@ -361,13 +362,13 @@ func initDataDir(ctx context.Context, bin, dataDir string, who runAs) error {
 	cmd.Env = serverEnv()
 	cmd.Dir = parent // a working directory the server's user may enter
 	cmd.Stdout, cmd.Stderr = out, out
-	err := spawn(cmd)
+	err := child.Start(cmd)
 	if err == nil {
 		err = cmd.Wait()
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("initdb %s failed: %w (scripts/setup.sh installs PostgreSQL)%s", dataDir, err, out.lastLines(15))
+		return fmt.Errorf("initdb %s failed: %w (scripts/setup.sh installs PostgreSQL)%s", dataDir, err, out.LastLines(15))
 	}
 	if err := os.Rename(tmp, dataDir); err != nil {
 		return fmt.Errorf("postgres cache: %w", err)
@@ -388,10 +389,10 @@ func startServer(ctx context.Context, o ClusterOptions, bin, dataDir, version st
 		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("postgres: socket directory: %w", err)
 	}
-	log := &tail{max: 16 << 10}
+	log := &child.Tail{Max: 16 << 10}
 	var w io.Writer = log
 	if o.Log != nil {
-		w = &lockedWriter{w: io.MultiWriter(log, o.Log)}
+		w = &child.Locked{W: io.MultiWriter(log, o.Log)}
 	}
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
 		"-k", sockDir, "-c", "listen_addresses=127.0.0.1")
@@ -402,7 +403,7 @@ func startServer(ctx context.Context, o ClusterOptions, bin, dataDir, version st
 	cmd.WaitDelay = time.Second // a child holding the pipes must not hang Wait
 
 	spawned := time.Now()
-	if err := spawn(cmd); err != nil {
+	if err := child.Start(cmd); err != nil {
 		os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("postgres: starting %s: %w", cmd.Path, err)
 	}
@@ -425,7 +426,7 @@ func startServer(ctx context.Context, o ClusterOptions, bin, dataDir, version st
 			return nil, fmt.Errorf("%w: postgres on port %d: %v", errPortTaken, port, err)
 		}
 		return nil, fmt.Errorf("postgres did not start: %w (scripts/setup.sh installs PostgreSQL; command: %s)%s",
-			err, strings.Join(cmd.Args, " "), log.lastLines(15))
+			err, strings.Join(cmd.Args, " "), log.LastLines(15))
 	}
 	c.Startup = time.Since(spawned)
 	return c, nil
@@ -504,72 +505,4 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// spawner runs cmd.Start on one OS thread that never exits. Pdeathsig fires when the thread
-// that forked the child exits, not the process, and Go ends threads whose goroutine exits while
-// locked to them: a server forked from such a thread would be killed mid-run.
-var spawner = sync.OnceValue(func() chan func() {
-	ch := make(chan func())
-	go func() {
-		runtime.LockOSThread() // never unlocked: this thread lives as long as the process
-		for f := range ch {
-			f()
-		}
-	}()
-	return ch
-})
-
-func spawn(cmd *exec.Cmd) error {
-	done := make(chan error, 1)
-	spawner() <- func() { done <- cmd.Start() }
-	return <-done
-}
-
-// tail keeps the last max bytes a process wrote, for error messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-// lastLines formats the last n lines as an indented block.
-func (t *tail) lastLines(n int) string {
-	text := strings.TrimRight(t.String(), "\n")
-	if text == "" {
-		return "; it wrote nothing"
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "; its last output:\n    " + strings.Join(lines, "\n    ")
-}
-
-// lockedWriter serialises the stdout and stderr copiers writing to one Log.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // The tests share one cluster (in build/pg-test/shared, apart from the harness's build/pg) and
@@ -43,7 +45,7 @@ func TestMain(m *testing.M) {
 // testCacheDir is build/pg-test/<name>, or its /var/tmp stand-in when the server's user
 // cannot reach the checkout (as for the harness's own default).
 func testCacheDir(t testing.TB, name string) string {
-	root, err := repoRoot()
+	root, err := machine.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,72 +1,22 @@
 package db
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
-
-const modulePath = "github.com/bindrace/bindrace"
-
-// repoRoot is the bindrace checkout: $BINDRACE_ROOT, else the first directory holding
-// bindrace's go.mod above the executable, else above the working directory. (The same rule as
-// harness/targets, which this package must not import: targets will import db.)
-func repoRoot() (string, error) {
-	if r := os.Getenv("BINDRACE_ROOT"); r != "" {
-		return filepath.Abs(r)
-	}
-	var starts []string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		starts = append(starts, filepath.Dir(exe))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, dir := range starts {
-		for {
-			if isBindraceModule(filepath.Join(dir, "go.mod")) {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", errors.New("cannot find the bindrace checkout for the PostgreSQL cache: set BINDRACE_ROOT, run from inside it, or set ClusterOptions.CacheDir")
-}
-
-func isBindraceModule(gomod string) bool {
-	f, err := os.Open(gomod)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module"); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`) == modulePath
-		}
-	}
-	return false
-}
 
 // defaultCacheDir is <repo root>/build/pg, unless the server's OS user cannot reach it (a
 // checkout under /root, or in a mktemp directory, is mode 0700 to everyone else): then a
 // directory under /var/tmp named after the checkout, so each checkout keeps its own cluster.
 func defaultCacheDir(uid uint32, gids []uint32) (string, error) {
-	root, err := repoRoot()
+	root, err := machine.RepoRoot()
 	if err != nil {
-		return "", err
+		return "", errors.New("cannot find the bindrace checkout for the PostgreSQL cache: set BINDRACE_ROOT, run from inside it, or set ClusterOptions.CacheDir")
 	}
 	dir := filepath.Join(root, "build", "pg")
 	if reachable(dir, uid, gids) {

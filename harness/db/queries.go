@@ -252,19 +252,30 @@ func checkID(id int64) error {
 // AppendUser appends get-user's 200 body for user id to dst:
 // {"id":1,"name":"Ada Lovelace","email":"ada.lovelace1@example.com"}.
 func (q *Queries) AppendUser(ctx context.Context, dst []byte, id int64) ([]byte, error) {
+	return q.appendRow(ctx, dst, id, StmtGetUser, SQLGetUser, appendUserRow)
+}
+
+// appendUserRow renders get-user's row: {"id":1,"name":"…","email":"…"}.
+func appendUserRow(dst []byte, v [][]byte) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = append(dst, v[0]...)
+	dst = append(dst, `,"name":`...)
+	dst = appendJSONString(dst, v[1])
+	dst = append(dst, `,"email":`...)
+	dst = appendJSONString(dst, v[2])
+	return append(dst, '}')
+}
+
+// appendRow runs a single-row statement for id and appends write's rendering of the row to dst,
+// or returns dst unchanged with ErrNotFound when there is no row (or with the error).
+func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql string, write func([]byte, [][]byte) []byte) ([]byte, error) {
 	if err := checkID(id); err != nil {
 		return dst, err
 	}
 	var num [10]byte
 	start, found := len(dst), false
-	err := q.exec(ctx, StmtGetUser, SQLGetUser, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
-		dst = append(dst, `{"id":`...)
-		dst = append(dst, v[0]...)
-		dst = append(dst, `,"name":`...)
-		dst = appendJSONString(dst, v[1])
-		dst = append(dst, `,"email":`...)
-		dst = appendJSONString(dst, v[2])
-		dst = append(dst, '}')
+	err := q.exec(ctx, stmt, sql, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
+		dst = write(dst, v)
 		found = true
 	})
 	if err != nil {
@@ -315,28 +326,18 @@ func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([
 // AppendOrderTotal appends order-total's 200 body for order id to dst:
 // {"order_id":7,"items":3,"total_cents":2497}.
 func (q *Queries) AppendOrderTotal(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	if err := checkID(id); err != nil {
-		return dst, err
-	}
-	var num [10]byte
-	start, found := len(dst), false
-	err := q.exec(ctx, StmtOrderTotal, SQLOrderTotal, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
-		dst = append(dst, `{"order_id":`...)
-		dst = append(dst, v[0]...)
-		dst = append(dst, `,"items":`...)
-		dst = append(dst, v[1]...)
-		dst = append(dst, `,"total_cents":`...)
-		dst = append(dst, v[2]...)
-		dst = append(dst, '}')
-		found = true
-	})
-	if err != nil {
-		return dst[:start], err
-	}
-	if !found {
-		return dst[:start], ErrNotFound
-	}
-	return dst, nil
+	return q.appendRow(ctx, dst, id, StmtOrderTotal, SQLOrderTotal, appendOrderTotalRow)
+}
+
+// appendOrderTotalRow renders order-total's row: {"order_id":7,"items":3,"total_cents":2497}.
+func appendOrderTotalRow(dst []byte, v [][]byte) []byte {
+	dst = append(dst, `{"order_id":`...)
+	dst = append(dst, v[0]...)
+	dst = append(dst, `,"items":`...)
+	dst = append(dst, v[1]...)
+	dst = append(dst, `,"total_cents":`...)
+	dst = append(dst, v[2]...)
+	return append(dst, '}')
 }
 
 // AppendCreateOrder inserts order o and its items in one transaction and appends

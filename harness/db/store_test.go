@@ -57,7 +57,42 @@ func TestSeedMatchesGenerator(t *testing.T) {
 	if nu != d.Users || no != d.Orders || ni != d.Items {
 		t.Fatalf("rows %d/%d/%d, want %+v", nu, no, ni, d.Sizes)
 	}
-	// Every row equals the generator's.
+	checkRowsMatchGenerator(t, ctx, conn, d)
+	// Indexes and statistics were made after the load.
+	var indexes, analysed int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_indexes WHERE schemaname = 'public'),
+		(SELECT count(*) FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL AND relname IN ('users', 'orders', 'order_items'))`).Scan(&indexes, &analysed); err != nil {
+		t.Fatal(err)
+	}
+	if indexes != 5 || analysed != 3 {
+		t.Errorf("%d indexes, %d tables analysed; want 5 and 3", indexes, analysed)
+	}
+	conn.Close(ctx)
+
+	// Reused as it is.
+	s2, err := Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Close()
+	if s2.Seeded {
+		t.Error("a complete template of the same data set was seeded again")
+	}
+	// Another scale: rebuilt.
+	o.Scale = testScale / 2
+	s3, err := Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3.Close()
+	if !s3.Seeded || s3.Dataset.Users != 100 {
+		t.Errorf("Seeded = %v, users = %d after a change of scale; want a rebuild with 100 users", s3.Seeded, s3.Dataset.Users)
+	}
+}
+
+// checkRowsMatchGenerator: every row of the seeded template equals the generator's.
+func checkRowsMatchGenerator(t *testing.T, ctx context.Context, conn *pgx.Conn, d Dataset) {
+	t.Helper()
 	rows, _ := conn.Query(ctx, "SELECT id, name, email FROM users ORDER BY id")
 	users, err := pgx.CollectRows(rows, pgx.RowToStructByPos[User])
 	if err != nil {
@@ -88,36 +123,6 @@ func TestSeedMatchesGenerator(t *testing.T) {
 		if it != d.Item(int64(i)) {
 			t.Fatalf("order_items row %d = %+v, generator says %+v", i, it, d.Item(int64(i)))
 		}
-	}
-	// Indexes and statistics were made after the load.
-	var indexes, analysed int
-	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_indexes WHERE schemaname = 'public'),
-		(SELECT count(*) FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL AND relname IN ('users', 'orders', 'order_items'))`).Scan(&indexes, &analysed); err != nil {
-		t.Fatal(err)
-	}
-	if indexes != 5 || analysed != 3 {
-		t.Errorf("%d indexes, %d tables analysed; want 5 and 3", indexes, analysed)
-	}
-	conn.Close(ctx)
-
-	// Reused as it is.
-	s2, err := Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2.Close()
-	if s2.Seeded {
-		t.Error("a complete template of the same data set was seeded again")
-	}
-	// Another scale: rebuilt.
-	o.Scale = testScale / 2
-	s3, err := Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3.Close()
-	if !s3.Seeded || s3.Dataset.Users != 100 {
-		t.Errorf("Seeded = %v, users = %d after a change of scale; want a rebuild with 100 users", s3.Seeded, s3.Dataset.Users)
 	}
 }
 

@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -119,4 +120,16 @@ func NewBaseline(sums []*session.Summary, from string) (*session.Baseline, error
 		b.Entries = append(b.Entries, e)
 	}
 	return b, nil
+}
+
+// ReadBaseline reads a baseline file, or makes one from a saved race session's counts.
+func ReadBaseline(path string) (*session.Baseline, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		sums, err := session.LoadRaceSummaries(path)
+		if err != nil {
+			return nil, err
+		}
+		return NewBaseline(sums, path)
+	}
+	return session.LoadBaseline(path)
 }

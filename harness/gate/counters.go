@@ -27,7 +27,7 @@ func checkCounters(d *decision, s *session.Summary) {
 		case !okA || !okB || b <= 0:
 			c.Reason = fmt.Sprintf("%s per response: not measured on both sides%s", name, why(s, name))
 		default:
-			delta := (a - b) / b * 100
+			delta := counterDelta(a, b)
 			c.Delta = ptr(delta)
 			c.Reason = fmt.Sprintf("%s per response (cachegrind): %s %.1f vs %s %.1f, delta %+.3f%%%s, limit %+.2f%%",
 				name, side(s.A, "A"), a, side(s.B, "B"), b, delta, spread(s, name), limit)
@@ -39,6 +39,24 @@ func checkCounters(d *decision, s *session.Summary) {
 		d.add(c)
 	}
 }
+
+// counterDeltas is A's count against B's, in percent, for each counter both sides measured
+// with B above 0; nil when there is none.
+func counterDeltas(c map[string]map[string]float64) map[string]float64 {
+	var out map[string]float64
+	for name, a := range c["a"] {
+		if b, ok := c["b"][name]; ok && b > 0 {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[name] = counterDelta(a, b)
+		}
+	}
+	return out
+}
+
+// counterDelta is count a against count b (above 0), in percent.
+func counterDelta(a, b float64) float64 { return (a - b) / b * 100 }
 
 // spread describes the repetitions behind the counts, e.g. " (3 repetitions per side, spread
 // 0.04% / 0.11%)": the noise the limit must stand above.

@@ -43,6 +43,7 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 // Apply runs Decide and stores the verdict, reasons, checks and headline in s, with the race's
 // resolving power at its (possibly new) threshold.
 func Apply(s *session.Summary, base *Baseline) {
+	s.CounterDeltaPct = counterDeltas(s.Counters)
 	s.Resolution = stats.ResolutionOf(s, decideOn(s))
 	s.Verdict, s.Reasons, s.Checks = Decide(s, base)
 	s.Headline = Headline(s)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -129,7 +130,7 @@ func Dir() string {
 	if d := os.Getenv("BINDRACE_PROFILES"); d != "" {
 		return d
 	}
-	if r := session.Root(); r != "" {
+	if r, err := machine.RepoRoot(); err == nil {
 		return filepath.Join(r, "profiles")
 	}
 	return "profiles"

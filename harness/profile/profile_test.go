@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/bindrace/bindrace/harness/stats"
 )
 
@@ -121,55 +119,26 @@ func TestFileByPath(t *testing.T) {
 	}
 }
 
-func TestFlagOverrides(t *testing.T) {
-	p, err := Load("release-linux", shipped)
-	if err != nil {
+// Overrides apply only the fields named in Set (the CLI's flags test, in harness/cmd/bindrace,
+// holds each flag's effect), every threshold always, and re-check the profile.
+func TestOverridesApply(t *testing.T) {
+	p := Default()
+	o := &Overrides{Set: map[string]bool{"pairs": true}, Pairs: 6, Connections: 7, Thresholds: []string{"-3"}}
+	if err := o.Apply(&p); err != nil {
 		t.Fatal(err)
 	}
-	fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
-	o := AddFlags(fs, "quick", false)
-	err = fs.Parse([]string{"--pairs", "3", "--duration", "1s", "--warmup", "0", "--pipelining", "1",
-		"--threshold", "-3", "--threshold", "max_p99_delta_pct=40", "--threshold", "counter.instructions=1",
-		"--cpus-server", "1", "--scenario", "params"})
-	if err != nil {
-		t.Fatal(err)
+	if d := Default(); p.Pairs != 6 || p.Connections != d.Connections || p.Thresholds.MinMedianDeltaPct != -3 {
+		t.Errorf("pairs %d (want 6), connections %d (not in Set: want %d), threshold %v (want -3)",
+			p.Pairs, p.Connections, d.Connections, p.Thresholds.MinMedianDeltaPct)
 	}
-	if err := o.Apply(p); err != nil {
-		t.Fatal(err)
-	}
-	if p.Pairs != 3 || p.Duration.D() != time.Second || p.Warmup != 0 || p.Pipelining != 1 || p.CPUsServer != "1" {
-		t.Errorf("overrides: %+v", p)
-	}
-	// Flags not given keep the profile's values.
-	if p.Connections != 100 || p.Cooldown.D() != time.Second || p.Workers != 4 || p.Windows != 8 {
-		t.Errorf("untouched values changed: %+v", p)
-	}
-	if p.Thresholds.MinMedianDeltaPct != -3 || p.Thresholds.MaxP99DeltaPct != 40 || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
-		t.Errorf("thresholds: %+v", p.Thresholds)
-	}
-	// --scenario replaces the scenarios and drops the extra races.
-	if r := p.Races(); len(r) != 1 || r[0].Scenario != "params" {
-		t.Errorf("races after --scenario: %+v", r)
-	}
-}
-
-func TestBadFlagValues(t *testing.T) {
-	for _, args := range [][]string{
-		{"--pairs", "0"},
-		{"--connections", "-1"},
-		{"--threshold", "fast"},
-		{"--threshold", "p42=1"},
-		{"--cooldown", "-1s"},
-		{"--counters", "pmu"},
+	for _, bad := range []*Overrides{
+		{Set: map[string]bool{"pairs": true}, Pairs: 0},
+		{Set: map[string]bool{"cooldown": true}, Cooldown: -time.Second},
+		{Thresholds: []string{"p42=1"}},
 	} {
-		p := Default()
-		fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
-		o := AddFlags(fs, "quick", false)
-		if err := fs.Parse(args); err != nil {
-			continue // pflag rejected it already: fine
-		}
-		if err := o.Apply(&p); err == nil {
-			t.Errorf("%v: accepted", args)
+		q := Default()
+		if err := bad.Apply(&q); err == nil {
+			t.Errorf("%+v: accepted", bad)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
 )
@@ -54,7 +55,7 @@ type CalibrateOptions struct {
 // writes calibration.json. It returns 0, or 2 when a race could not be run to its end.
 func Calibrate(ctx context.Context, o CalibrateOptions) int {
 	cal := Calibration{Target: o.Target, Profile: o.Profile.Name, Races: o.Races, Started: time.Now().UTC()}
-	man := session.Collect(session.CollectOptions{Root: session.Root(), Command: o.Command})
+	man := machine.Environment(o.Command)
 	cal.Machine = fmt.Sprintf("%s, %d CPUs", man.CPUModel, man.CPUCount)
 	if err := session.CreateDir(o.Out); err != nil {
 		fmt.Fprintf(o.Stderr, "bindrace calibrate: %v\n", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -17,137 +19,150 @@ import (
 // incomplete session.
 func Matrix(ctx context.Context, o Options) int {
 	prog := NewProgress(o.Stderr)
-	failSetup := func(err error) int {
+	ms, err := newMatrixSession(ctx, &o, prog)
+	if err != nil {
 		prog.Done()
 		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", err)
 		return 2
 	}
-	seen := map[string]bool{}
-	for _, t := range o.Targets {
-		if seen[t] {
-			return failSetup(fmt.Errorf("target %q listed twice", t))
-		}
-		seen[t] = true
-	}
-	pl, err := planOf(o.Profile)
-	if err != nil {
-		return failSetup(err)
-	}
-	races := o.Profile.Races()
-	r := races[0]
-	sc, err := scenario.ByName(r.Scenario)
-	if err != nil {
-		return failSetup(fmt.Errorf("bad flag value --scenario: %w", err))
-	}
-	if !o.SeedSet {
-		o.Seed = NewSeed()
-	}
-	eng := newEngine(pl, prog, o.ServerLog)
-	defer eng.stopAll()
-	if err := eng.resolve(o.Targets...); err != nil {
-		return failSetup(err)
-	}
-	started := time.Now().UTC()
-	man := session.Collect(session.CollectOptions{Root: session.Root(), Command: o.Command})
-	man.Targets = map[string]map[string]string{}
-	for _, t := range o.Targets {
-		man.Targets[t] = eng.resolved[t].Versions()
-	}
-	man.Method = append(methodLines(pl), fmt.Sprintf("matrix: %d rounds, each in an order shuffled from seed %d (math/rand/v2 PCG)", o.Profile.Rounds, o.Seed))
-	var warnings []string
-	if len(races) > 1 {
-		warnings = append(warnings, fmt.Sprintf("a matrix covers one race: %s (connections %d, pipelining %d); the profile's other races were not run", r.Scenario, r.Connections, r.Pipelining))
-	}
-	warnings = append(warnings, man.Warnings...)
-	for _, w := range warnings {
-		prog.Logf("warning: %s", w)
-	}
-	restore, err := PinSelf(pl.CPUsClient)
-	if err != nil {
-		return failSetup(err)
-	}
-	defer restore()
-
-	orders := MatrixOrders(o.Targets, o.Profile.Rounds, o.Seed)
-	prog.Logf("matrix %s: profile %s, %s, %d rounds × %s, seed %d", strings.Join(o.Targets, ","), pl.Profile, racesText(races[:1]), len(orders), pl.Duration, o.Seed)
-	if err := eng.preflight(ctx, o.Targets, []scenario.Scenario{sc}); err != nil {
-		if ctx.Err() != nil {
-			return failSetup(fmt.Errorf("%s before measuring; nothing saved", interruptReason(ctx, err)))
-		}
-		return failSetup(err)
-	}
-	dir := o.Out
-	if dir == "" {
-		dir = filepath.Join(resultsDir(), started.Format("20060102-150405")+"-matrix-"+session.SafeName(strings.Join(o.Targets, "-")))
-	}
-	if err := session.CreateDir(dir); err != nil {
-		return failSetup(err)
-	}
-
-	var runs []session.Run
-	var cut error
-rounds:
-	for ri, order := range orders {
-		for slot, name := range order {
-			label := fmt.Sprintf("round %d/%d slot %d %s", ri+1, len(orders), slot+1, name)
-			run, err := eng.measure(ctx, runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label})
-			runs = append(runs, run)
-			if err != nil {
-				prog.Logf("%s: %v", label, err)
-				cut = err
-				break rounds
-			}
-			last := ri == len(orders)-1 && slot == len(order)-1
-			if !last && !eng.cooldown(ctx, label) {
-				cut = fmt.Errorf("%w during cooldown", ErrInterrupted)
-				break rounds
-			}
-		}
-	}
+	defer ms.st.close()
+	runs, cut := ms.rounds(ctx)
 	prog.Done()
 
+	r := ms.race
 	m := session.Matrix{
-		Kind: "matrix", Targets: o.Targets, Scenario: r.Scenario, Unit: unitOf(sc), Seed: o.Seed, Orders: orders, Runs: runs,
-		Warnings: warnings, Started: started,
+		Kind: "matrix", Targets: o.Targets, Scenario: r.Scenario, Unit: unitOf(ms.sc), Seed: o.Seed, Orders: ms.orders, Runs: runs,
+		Warnings: ms.warnings, Started: ms.st.started,
 	}
-	m.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
-	m.Shape.Rounds, m.Shape.Seed = len(orders), o.Seed
+	m.Shape = o.shape(ms.pl, r.Scenario, r.Connections, r.Pipelining)
+	m.Shape.Rounds, m.Shape.Seed = len(ms.orders), o.Seed
 	if cut != nil {
 		m.Incomplete = interruptReason(ctx, cut)
 	}
 	stats.SummarizeMatrix(&m)
 	m.Finished = time.Now().UTC()
-
-	werr := session.WriteJSON(filepath.Join(dir, session.SummaryFile), m)
-	if werr == nil {
-		werr = session.WriteJSON(filepath.Join(dir, session.RawFile), session.Raw{Runs: runs})
-	}
-	if werr == nil {
-		werr = session.WriteJSON(filepath.Join(dir, session.ManifestFile), man)
-	}
-	if werr == nil {
-		werr = writeReports(dir)
-	}
+	werr := ms.write(&m, runs)
 	if werr != nil {
 		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", werr)
 	}
-
-	if o.JSON {
-		printJSON(o.Stdout, m)
-	} else {
-		for _, t := range m.PerTarget {
-			fmt.Fprintf(o.Stderr, "  %-16s median %s %s  CV %.1f%%  p99 %.2f ms  server CPU %.0f%%\n", t.Target, Thousands(t.MedianRPS), rateUnit(sc), t.CVPct, t.MedianP99Ms, t.MedianCPUPct)
-		}
-		for _, w := range m.Warnings {
-			fmt.Fprintf(o.Stderr, "  warning: %s\n", w)
-		}
-		fmt.Fprintf(o.Stderr, "results: %s\n", dir)
-		fmt.Fprintln(o.Stdout, matrixHeadline(&m))
-	}
+	ms.print(&m)
 	if m.Incomplete != "" || werr != nil {
 		return 2
 	}
 	return 0
+}
+
+// matrixSession is a matrix once it is set up.
+type matrixSession struct {
+	o        *Options
+	pl       Plan
+	st       *setup
+	race     profile.Race // a matrix covers one race: the profile's first
+	sc       scenario.Scenario
+	orders   [][]string
+	warnings []string
+	dir      string
+}
+
+// newMatrixSession checks o, shuffles the rounds' orders, sets the matrix up (setUp) and
+// creates the session directory.
+func newMatrixSession(ctx context.Context, o *Options, prog *Progress) (*matrixSession, error) {
+	seen := map[string]bool{}
+	for _, t := range o.Targets {
+		if seen[t] {
+			return nil, fmt.Errorf("target %q listed twice", t)
+		}
+		seen[t] = true
+	}
+	pl, err := planOf(o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	races := o.Profile.Races()
+	ms := &matrixSession{o: o, pl: pl, race: races[0]}
+	if ms.sc, err = scenario.ByName(ms.race.Scenario); err != nil {
+		return nil, fmt.Errorf("bad flag value --scenario: %w", err)
+	}
+	if !o.SeedSet {
+		o.Seed = NewSeed()
+	}
+	if len(races) > 1 {
+		ms.warnings = append(ms.warnings, fmt.Sprintf("a matrix covers one race: %s (connections %d, pipelining %d); the profile's other races were not run", ms.race.Scenario, ms.race.Connections, ms.race.Pipelining))
+	}
+	ms.orders = MatrixOrders(o.Targets, o.Profile.Rounds, o.Seed)
+	method := append(methodLines(pl), fmt.Sprintf("matrix: %d rounds, each in an order shuffled from seed %d (math/rand/v2 PCG)", o.Profile.Rounds, o.Seed))
+	ms.st, err = setUp(ctx, o, pl, prog, o.Targets, []scenario.Scenario{ms.sc}, method, func(man *session.Manifest) {
+		ms.warnings = append(ms.warnings, man.Warnings...)
+		for _, w := range ms.warnings {
+			prog.Logf("warning: %s", w)
+		}
+		prog.Logf("matrix %s: profile %s, %s, %d rounds × %s, seed %d", strings.Join(o.Targets, ","), pl.Profile, racesText(races[:1]), len(ms.orders), pl.Duration, o.Seed)
+	})
+	if err != nil {
+		return nil, err
+	}
+	ms.dir = o.Out
+	if ms.dir == "" {
+		ms.dir = filepath.Join(ResultsDir(), ms.st.started.Format("20060102-150405")+"-matrix-"+session.SafeName(strings.Join(o.Targets, "-")))
+	}
+	if err := session.CreateDir(ms.dir); err != nil {
+		ms.st.close()
+		return nil, err
+	}
+	return ms, nil
+}
+
+// rounds runs every round's targets in its order, with a cooldown between runs; it stops at
+// the first failed run or an interrupt, returning that as cut.
+func (ms *matrixSession) rounds(ctx context.Context) (runs []session.Run, cut error) {
+	eng, r := ms.st.eng, ms.race
+	for ri, order := range ms.orders {
+		for slot, name := range order {
+			label := fmt.Sprintf("round %d/%d slot %d %s", ri+1, len(ms.orders), slot+1, name)
+			run, err := eng.measure(ctx, runSpec{target: name, sc: ms.sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label})
+			runs = append(runs, run)
+			if err != nil {
+				eng.prog.Logf("%s: %v", label, err)
+				return runs, err
+			}
+			last := ri == len(ms.orders)-1 && slot == len(order)-1
+			if !last && !eng.cooldown(ctx, label) {
+				return runs, fmt.Errorf("%w during cooldown", ErrInterrupted)
+			}
+		}
+	}
+	return runs, nil
+}
+
+// write writes the matrix's summary.json, raw.json and manifest.json, then its reports.
+func (ms *matrixSession) write(m *session.Matrix, runs []session.Run) error {
+	if err := session.WriteJSON(filepath.Join(ms.dir, session.SummaryFile), m); err != nil {
+		return err
+	}
+	if err := session.WriteJSON(filepath.Join(ms.dir, session.RawFile), session.Raw{Runs: runs}); err != nil {
+		return err
+	}
+	if err := session.WriteJSON(filepath.Join(ms.dir, session.ManifestFile), ms.st.man); err != nil {
+		return err
+	}
+	return report.WriteAll(ms.dir)
+}
+
+// print prints summary.json with JSON, else each target's figures and the headline.
+func (ms *matrixSession) print(m *session.Matrix) {
+	o := ms.o
+	if o.JSON {
+		session.PrintJSON(o.Stdout, m)
+		return
+	}
+	for _, t := range m.PerTarget {
+		fmt.Fprintf(o.Stderr, "  %-16s median %s %s  CV %.1f%%  p99 %.2f ms  server CPU %.0f%%\n", t.Target, Thousands(t.MedianRPS), rateUnit(ms.sc), t.CVPct, t.MedianP99Ms, t.MedianCPUPct)
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(o.Stderr, "  warning: %s\n", w)
+	}
+	fmt.Fprintf(o.Stderr, "results: %s\n", ms.dir)
+	fmt.Fprintln(o.Stdout, matrixHeadline(m))
 }
 
 func matrixHeadline(m *session.Matrix) string {

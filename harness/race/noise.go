@@ -92,7 +92,7 @@ func MeasureNoise(ctx context.Context, o NoiseOptions) (*Noise, error) {
 	if err := eng.resolve(o.Target); err != nil {
 		return nil, err
 	}
-	restore, err := PinSelf(pl.CPUsClient)
+	restore, err := machine.PinSelf(pl.CPUsClient)
 	if err != nil {
 		return nil, err
 	}

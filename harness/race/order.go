@@ -18,15 +18,6 @@ func PairOrder(i int) string {
 	return "BA"
 }
 
-// PairOrders lists the orders of n pairs.
-func PairOrders(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = PairOrder(i)
-	}
-	return out
-}
-
 // MatrixOrders shuffles the targets once per round with a PCG generator seeded by seed: the
 // same seed gives the same orders, so a session can be reproduced exactly.
 func MatrixOrders(targets []string, rounds int, seed int64) [][]string {

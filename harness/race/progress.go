@@ -18,7 +18,6 @@ type Progress struct {
 	w     io.Writer
 	tty   bool
 	shown bool // a status line is on screen
-	last  time.Time
 }
 
 // NewProgress writes to w; it updates a line in place only when w is a terminal.

@@ -2,7 +2,6 @@ package race
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,9 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -43,11 +44,6 @@ type Options struct {
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
 }
 
-// Errors that map to exit status 2 before anything was measured.
-type setupError struct{ error }
-
-func (e setupError) Unwrap() error { return e.error }
-
 // planOf turns a profile into a Plan, filling the CPU split for this machine.
 func planOf(p *profile.Profile) (Plan, error) {
 	pl := Plan{
@@ -58,20 +54,20 @@ func planOf(p *profile.Profile) (Plan, error) {
 		StartTimeout: 30 * time.Second,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
-		if err := CheckCPUs(list); err != nil {
+		if err := machine.CheckCPUs(list); err != nil {
 			return pl, fmt.Errorf("bad flag value %s: %w", flag, err)
 		}
 	}
 	switch {
 	case pl.CPUsServer == "" && pl.CPUsClient == "":
-		pl.CPUsServer, pl.CPUsClient = DefaultCPUs(runtime.NumCPU())
+		pl.CPUsServer, pl.CPUsClient = machine.DefaultCPUs(runtime.NumCPU())
 	case pl.CPUsClient == "":
-		pl.CPUsClient = Complement(pl.CPUsServer, runtime.NumCPU())
+		pl.CPUsClient = machine.Complement(pl.CPUsServer, runtime.NumCPU())
 		if pl.CPUsClient == "" { // the server has every CPU: the client shares them
 			pl.CPUsClient = pl.CPUsServer
 		}
 	case pl.CPUsServer == "":
-		pl.CPUsServer = Complement(pl.CPUsClient, runtime.NumCPU())
+		pl.CPUsServer = machine.Complement(pl.CPUsClient, runtime.NumCPU())
 	}
 	return pl, nil
 }
@@ -85,9 +81,9 @@ func (o *Options) shape(pl Plan, sc string, conns, pipe int) session.Shape {
 	}
 }
 
-// resultsDir is where sessions go when --out is not given.
-func resultsDir() string {
-	if r := session.Root(); r != "" {
+// ResultsDir is where sessions go when --out is not given.
+func ResultsDir() string {
+	if r, err := machine.RepoRoot(); err == nil {
 		return filepath.Join(r, "results")
 	}
 	return "results"
@@ -130,227 +126,274 @@ type RaceResult struct {
 	Exit      int
 }
 
+// raceSession is one race session once it is set up: what every sub-race shares.
+type raceSession struct {
+	o        Options
+	pl       Plan
+	prog     *Progress
+	st       *setup
+	races    []profile.Race
+	byName   map[string]scenario.Scenario
+	pairs    int     // asked for, rounded up to an even count
+	level    float64 // confidence level of each check's interval
+	warnings []string
+	dir      string
+
+	sideA, sideB session.Side
+	unequal      bool
+	bVersion     string
+
+	stopped  string // set when a sub-race was cut short: the later ones are not run
+	writeErr error  // a session file that could not be written makes the exit status 2
+}
+
 // Race runs a race session and writes its files. It prints the headline last on stdout (or
 // summary.json with JSON). Errors before any measurement return exit 2 with a message on
 // stderr and no session directory.
 func Race(ctx context.Context, o Options) RaceResult {
 	prog := NewProgress(o.Stderr)
-	failSetup := func(err error) RaceResult {
+	fail := func(err error) RaceResult {
 		prog.Done()
 		fmt.Fprintf(o.Stderr, "bindrace race: %v\n", err)
 		return RaceResult{Exit: 2, Verdict: session.Incomplete}
 	}
-	if o.A == "" || o.B == "" {
-		return failSetup(errors.New("both --a and --b are required (e.g. --a binding --b uws)"))
-	}
-	pl, err := planOf(o.Profile)
+	rs, err := newRaceSession(ctx, o, prog)
 	if err != nil {
-		return failSetup(err)
+		return fail(err)
 	}
-	races := o.Profile.Races()
-	scs, byName, err := scenariosOf(races)
-	if err != nil {
-		return failSetup(err)
-	}
-	for _, sc := range scs {
-		if pl.Loadgen == "wrk" && sc.WebSocket() {
-			return failSetup(fmt.Errorf("--loadgen wrk drives HTTP scenarios only, not %s", sc.Name))
-		}
-	}
-	if !o.SeedSet {
-		o.Seed = NewSeed()
-	}
-	pairs := gate.EvenUp(o.Profile.Pairs)
-	level := stats.CheckLevel(o.Profile.Confidence, o.Profile.FallibleChecks())
-	var warnings []string
-	if pairs != o.Profile.Pairs {
-		warnings = append(warnings, fmt.Sprintf("pairs rounded up from %d to %d, so AB and BA orders come equally often", o.Profile.Pairs, pairs))
-	}
-	if need := gate.EvenUp(stats.MinSamples(level)); pairs < need {
-		warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
-			pairs, pctText(level), need))
-	}
-	if Overlap(pl.CPUsServer, pl.CPUsClient) {
-		warnings = append(warnings, fmt.Sprintf("server CPUs %q and load generator CPUs %q overlap: the client takes CPU from the server, so throughput measures both", pl.CPUsServer, pl.CPUsClient))
-	}
-	eng := newEngine(pl, prog, o.ServerLog)
-	defer eng.stopAll()
-	if err := eng.resolve(o.A, o.B); err != nil {
-		return failSetup(err)
-	}
-	started := time.Now().UTC()
-	man := session.Collect(session.CollectOptions{Root: session.Root(), Command: o.Command})
-	man.Targets = map[string]map[string]string{o.A: eng.resolved[o.A].Versions(), o.B: eng.resolved[o.B].Versions()}
-	man.Method = methodLines(pl)
-	for _, w := range man.Warnings {
-		prog.Logf("warning: %s", w)
-	}
-
-	restore, err := PinSelf(pl.CPUsClient)
-	if err != nil {
-		return failSetup(err)
-	}
-	defer restore()
-
-	prog.Logf("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
-		o.A, o.B, pl.Profile, racesText(races), pairs, pl.Duration, pl.Warmup, pl.CPUsServer, pl.CPUsClient, pctText(level))
-	for _, w := range warnings {
-		prog.Logf("warning: %s", w)
-	}
-	if err := eng.preflight(ctx, []string{o.A, o.B}, scs); err != nil {
-		if ctx.Err() != nil {
-			return failSetup(errors.New(interruptReason(ctx, err) + " before measuring; nothing saved"))
-		}
-		return failSetup(err)
-	}
-	sideA, sideB := eng.side(o.A), eng.side(o.B)
-	unequal := sideA.Threads != sideB.Threads || sideA.Threads == 0
-	if unequal {
-		msg := fmt.Sprintf("unequal server threads: %s serves with %s, %s with %s (asked for %d)",
-			o.A, threadsText(sideA.Threads), o.B, threadsText(sideB.Threads), pl.serverThreads())
-		if !o.AllowUnequalThreads {
-			return failSetup(errors.New(msg + "; a fair race gives both the same threads (a cmd: target takes {threads} in its command); --allow-unequal-threads races them anyway"))
-		}
-		warnings = append(warnings, msg+" (--allow-unequal-threads): the delta partly measures the thread counts")
-	} else if sideA.Threads != pl.serverThreads() {
-		warnings = append(warnings, fmt.Sprintf("both sides serve with %s, not the %d asked for", threadsText(sideA.Threads), pl.serverThreads()))
-	}
-
-	dir := o.Out
-	if dir == "" {
-		dir = filepath.Join(resultsDir(), session.Name(started, o.A, o.B))
-	}
-	if err := session.CreateDir(dir); err != nil {
-		return failSetup(err)
-	}
-	multi := len(races) > 1
-	res := RaceResult{Dir: dir}
-	var writeErr error // a session file that could not be written makes the exit status 2
-	stopped := ""      // set when a sub-race was cut short: the later ones are not run
-	bVersion := upstreamVersion(eng.resolved[o.B], o.B)
-
-	for ri, r := range races {
-		sdir := dir
-		if multi {
-			sdir = filepath.Join(dir, session.SafeName(r.Name))
-			if err := os.MkdirAll(sdir, 0o755); err != nil {
-				return failSetup(err)
-			}
-		}
-		s := &session.Summary{}
-		if stopped != "" {
-			// Not run: recorded so the index shows every race the profile asked for.
-			*s = session.Summary{Kind: "race", A: o.A, B: o.B, Scenario: r.Scenario, Thresholds: o.Profile.Thresholds,
-				Incomplete: "not run: " + stopped}
-		} else {
-			prefix := ""
-			if multi {
-				prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(races), r.Name)
-			}
-			measured, raw, cut := racePairs(ctx, eng, o, pairs, r, byName[r.Scenario], prefix, ri == len(races)-1)
-			*s = stats.Summarize(measured, o.Profile.GateThresholds(), level)
-			s.A, s.B, s.Scenario = o.A, o.B, r.Scenario
-			if cut == nil && o.Profile.Has(profile.CountersCachegrind) {
-				cut = eng.countInto(ctx, s, r, byName[r.Scenario], o.Profile)
-			}
-			if cut != nil {
-				s.Incomplete = interruptReason(ctx, cut)
-				stopped = s.Incomplete
-			}
-			if err := session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}); err != nil {
-				prog.Logf("error: %v", err)
-				writeErr = err
-			}
-		}
-		s.SchemaVersion, s.Kind = session.SchemaVersion, "race"
-		s.Connections, s.Pipelining = r.Connections, r.Pipelining
-		s.Unit = unitOf(byName[r.Scenario])
-		s.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
-		s.Shape.Pairs, s.Shape.PairsAsked, s.Shape.Windows = pairs, o.Profile.Pairs, o.Profile.Windows
-		s.Shape.Seed = o.Seed
-		s.BVersion = bVersion
-		s.SideA, s.SideB, s.UnequalThreads = sideA, sideB, unequal
-		s.CILevel, s.FamilyConfidence, s.FallibleChecks = level, o.Profile.Confidence, o.Profile.FallibleChecks()
-		s.DecideOn = o.Profile.DecideOn
-		s.Thresholds = o.Profile.GateThresholds()
-		if s.CountersMode == "" && pl.Perf {
-			s.CountersMode = profile.CountersPerf
-		}
-		s.CountersUnsupported = eng.unsupportedCounters()
-		if s.Counters == nil {
-			s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
-		}
-		for _, w := range append(warnings, man.Warnings...) {
-			s.Warnings = stats.AppendWarning(s.Warnings, w)
-		}
-		s.Started, s.Finished = started, time.Now().UTC()
-		gate.Apply(s, nil)
-		if r, t := s.Resolution, math.Abs(s.Thresholds.MinMedianDeltaPct); r != nil && r.HalfWidthPct > t {
-			s.Warnings = stats.AppendWarning(s.Warnings, fmt.Sprintf(
-				"the threshold (%+.1f%%) is tighter than this race's resolving power (±%.1f%%): an unchanged build comes out INCONCLUSIVE and only a regression beyond %.1f%% FAILs; about %d pairs would resolve it on this machine",
-				s.Thresholds.MinMedianDeltaPct, r.HalfWidthPct, r.DetectablePct, r.PairsForThreshold))
-		}
-		if err := writeRace(sdir, s, man); err != nil {
-			prog.Logf("error: %v", err)
-			writeErr = err
+	defer rs.st.close()
+	res := RaceResult{Dir: rs.dir}
+	for ri, r := range rs.races {
+		s, err := rs.runOne(ctx, ri, r)
+		if err != nil {
+			return fail(err)
 		}
 		res.Summaries = append(res.Summaries, s)
 	}
 	prog.Done()
-
 	res.Verdict = session.Pass
 	for _, s := range res.Summaries {
-		res.Verdict = Worst(res.Verdict, s.Verdict)
+		res.Verdict = gate.Worst(res.Verdict, s.Verdict)
 	}
-	if multi {
-		ix := session.Index{Kind: "race-set", Verdict: res.Verdict, Started: started, Finished: time.Now().UTC()}
-		for _, s := range res.Summaries {
-			name := races[len(ix.Sessions)].Name
-			ix.Sessions = append(ix.Sessions, session.IndexEntry{Name: name, Dir: session.SafeName(name), Verdict: s.Verdict, Headline: s.Headline})
-		}
-		ix.Headline = overallHeadline(ix)
-		if err := session.WriteJSON(filepath.Join(dir, session.IndexFile), ix); err != nil {
-			prog.Logf("error: %v", err)
-			writeErr = err
-		}
-		if err := session.WriteJSON(filepath.Join(dir, session.ManifestFile), man); err != nil {
-			prog.Logf("error: %v", err)
-			writeErr = err
-		}
-		if o.JSON {
-			printJSON(o.Stdout, raceSetJSON{Index: ix, Summaries: res.Summaries})
-		} else {
-			for i, s := range res.Summaries {
-				fmt.Fprintf(o.Stdout, "%s: %s\n", ix.Sessions[i].Name, s.Headline)
-			}
-			fmt.Fprintf(o.Stderr, "results: %s\n", dir)
-			fmt.Fprintln(o.Stdout, ix.Headline)
-		}
-	} else {
-		s := res.Summaries[0]
-		if o.JSON {
-			printJSON(o.Stdout, s)
-		} else {
-			for _, r := range s.Reasons {
-				fmt.Fprintf(o.Stderr, "  %s\n", r)
-			}
-			if r := s.Resolution; r != nil {
-				fmt.Fprintf(o.Stderr, "  resolving power: ±%.1f%% on %s (the interval's half-width over %d pairs); a regression beyond %.1f%% FAILs at the threshold\n",
-					r.HalfWidthPct, r.Metric, s.Paired[r.Metric].N, r.DetectablePct)
-			}
-			for _, w := range s.Warnings {
-				fmt.Fprintf(o.Stderr, "  warning: %s\n", w)
-			}
-			fmt.Fprintf(o.Stderr, "results: %s\n", dir)
-			fmt.Fprintln(o.Stdout, s.Headline)
-		}
-	}
+	rs.finish(res)
 	res.Exit = gate.ExitCode(res.Verdict)
-	if writeErr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace race: results incomplete on disk: %v\n", writeErr)
+	if rs.writeErr != nil {
+		fmt.Fprintf(o.Stderr, "bindrace race: results incomplete on disk: %v\n", rs.writeErr)
 		res.Exit = 2
 	}
 	return res
+}
+
+// newRaceSession checks o, sets the race up (setUp), checks the two sides serve with equal
+// threads and creates the session directory.
+func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSession, error) {
+	if o.A == "" || o.B == "" {
+		return nil, errors.New("both --a and --b are required (e.g. --a binding --b uws)")
+	}
+	pl, err := planOf(o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	rs := &raceSession{o: o, pl: pl, prog: prog, races: o.Profile.Races()}
+	scs, byName, err := scenariosOf(rs.races)
+	if err != nil {
+		return nil, err
+	}
+	rs.byName = byName
+	for _, sc := range scs {
+		if pl.Loadgen == "wrk" && sc.WebSocket() {
+			return nil, fmt.Errorf("--loadgen wrk drives HTTP scenarios only, not %s", sc.Name)
+		}
+	}
+	if !rs.o.SeedSet {
+		rs.o.Seed = NewSeed()
+	}
+	rs.pairs = gate.EvenUp(o.Profile.Pairs)
+	rs.level = stats.CheckLevel(o.Profile.Confidence, o.Profile.FallibleChecks())
+	rs.warnings = rs.setupWarnings()
+	rs.st, err = setUp(ctx, &rs.o, pl, prog, []string{o.A, o.B}, scs, methodLines(pl), func(man *session.Manifest) {
+		for _, w := range man.Warnings {
+			prog.Logf("warning: %s", w)
+		}
+		prog.Logf("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
+			o.A, o.B, pl.Profile, racesText(rs.races), rs.pairs, pl.Duration, pl.Warmup, pl.CPUsServer, pl.CPUsClient, pctText(rs.level))
+		for _, w := range rs.warnings {
+			prog.Logf("warning: %s", w)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.checkThreads(); err != nil {
+		rs.st.close()
+		return nil, err
+	}
+	rs.dir = o.Out
+	if rs.dir == "" {
+		rs.dir = filepath.Join(ResultsDir(), session.Name(rs.st.started, o.A, o.B))
+	}
+	if err := session.CreateDir(rs.dir); err != nil {
+		rs.st.close()
+		return nil, err
+	}
+	rs.bVersion = upstreamVersion(rs.st.eng.resolved[o.B], o.B)
+	return rs, nil
+}
+
+// setupWarnings are the warnings a race's shape earns before anything runs.
+func (rs *raceSession) setupWarnings() []string {
+	var warnings []string
+	if rs.pairs != rs.o.Profile.Pairs {
+		warnings = append(warnings, fmt.Sprintf("pairs rounded up from %d to %d, so AB and BA orders come equally often", rs.o.Profile.Pairs, rs.pairs))
+	}
+	if need := gate.EvenUp(stats.MinSamples(rs.level)); rs.pairs < need {
+		warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
+			rs.pairs, pctText(rs.level), need))
+	}
+	if machine.Overlap(rs.pl.CPUsServer, rs.pl.CPUsClient) {
+		warnings = append(warnings, fmt.Sprintf("server CPUs %q and load generator CPUs %q overlap: the client takes CPU from the server, so throughput measures both", rs.pl.CPUsServer, rs.pl.CPUsClient))
+	}
+	return warnings
+}
+
+// checkThreads compares the threads both sides serve with: unequal (or unknown) threads are an
+// error unless AllowUnequalThreads, then a warning.
+func (rs *raceSession) checkThreads() error {
+	o, pl := rs.o, rs.pl
+	rs.sideA, rs.sideB = rs.st.eng.side(o.A), rs.st.eng.side(o.B)
+	rs.unequal = rs.sideA.Threads != rs.sideB.Threads || rs.sideA.Threads == 0
+	if rs.unequal {
+		msg := fmt.Sprintf("unequal server threads: %s serves with %s, %s with %s (asked for %d)",
+			o.A, threadsText(rs.sideA.Threads), o.B, threadsText(rs.sideB.Threads), pl.serverThreads())
+		if !o.AllowUnequalThreads {
+			return errors.New(msg + "; a fair race gives both the same threads (a cmd: target takes {threads} in its command); --allow-unequal-threads races them anyway")
+		}
+		rs.warnings = append(rs.warnings, msg+" (--allow-unequal-threads): the delta partly measures the thread counts")
+	} else if rs.sideA.Threads != pl.serverThreads() {
+		rs.warnings = append(rs.warnings, fmt.Sprintf("both sides serve with %s, not the %d asked for", threadsText(rs.sideA.Threads), pl.serverThreads()))
+	}
+	return nil
+}
+
+// runOne measures sub-race ri (or records it as not run after an earlier one was cut short),
+// gates it and writes its files. An error is one before anything of it was measured.
+func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*session.Summary, error) {
+	o, eng, multi := rs.o, rs.st.eng, len(rs.races) > 1
+	sdir := rs.dir
+	if multi {
+		sdir = filepath.Join(rs.dir, session.SafeName(r.Name))
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	s := &session.Summary{}
+	if rs.stopped != "" {
+		// Not run: recorded so the index shows every race the profile asked for.
+		*s = stats.Summarize(nil, o.Profile.GateThresholds(), rs.level)
+		s.Incomplete = "not run: " + rs.stopped
+	} else {
+		prefix := ""
+		if multi {
+			prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(rs.races), r.Name)
+		}
+		measured, raw, cut := racePairs(ctx, eng, o, rs.pairs, r, rs.byName[r.Scenario], prefix, ri == len(rs.races)-1)
+		*s = stats.Summarize(measured, o.Profile.GateThresholds(), rs.level)
+		if cut == nil && o.Profile.Has(profile.CountersCachegrind) {
+			cut = eng.countInto(ctx, s, r, rs.byName[r.Scenario], o.Profile)
+		}
+		if cut != nil {
+			s.Incomplete = interruptReason(ctx, cut)
+			rs.stopped = s.Incomplete
+		}
+		rs.keep(session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}))
+	}
+	rs.describe(s, r)
+	gate.Apply(s, nil)
+	if r, t := s.Resolution, math.Abs(s.Thresholds.MinMedianDeltaPct); r != nil && r.HalfWidthPct > t {
+		s.Warnings = stats.AppendWarning(s.Warnings, fmt.Sprintf(
+			"the threshold (%+.1f%%) is tighter than this race's resolving power (±%.1f%%): an unchanged build comes out INCONCLUSIVE and only a regression beyond %.1f%% FAILs; about %d pairs would resolve it on this machine",
+			s.Thresholds.MinMedianDeltaPct, r.HalfWidthPct, r.DetectablePct, r.PairsForThreshold))
+	}
+	rs.keep(writeRace(sdir, s, rs.st.man))
+	return s, nil
+}
+
+// describe fills the summary's fields that say what was raced and how: race is their one
+// writer (stats fills the statistics, gate the verdict; see session.Summary).
+func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
+	o, pl := rs.o, rs.pl
+	s.A, s.B, s.Scenario = o.A, o.B, r.Scenario
+	s.Connections, s.Pipelining = r.Connections, r.Pipelining
+	s.Unit = unitOf(rs.byName[r.Scenario])
+	s.Shape = o.shape(pl, r.Scenario, r.Connections, r.Pipelining)
+	s.Shape.Pairs, s.Shape.PairsAsked, s.Shape.Windows = rs.pairs, o.Profile.Pairs, o.Profile.Windows
+	s.Shape.Seed = o.Seed
+	s.BVersion = rs.bVersion
+	s.SideA, s.SideB, s.UnequalThreads = rs.sideA, rs.sideB, rs.unequal
+	s.FamilyConfidence, s.FallibleChecks = o.Profile.Confidence, o.Profile.FallibleChecks()
+	s.DecideOn = o.Profile.DecideOn
+	if s.CountersMode == "" && pl.Perf {
+		s.CountersMode = profile.CountersPerf
+	}
+	s.CountersUnsupported = rs.st.eng.unsupportedCounters()
+	if s.Counters == nil {
+		s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
+	}
+	for _, w := range append(rs.warnings, rs.st.man.Warnings...) {
+		s.Warnings = stats.AppendWarning(s.Warnings, w)
+	}
+	s.Started, s.Finished = rs.st.started, time.Now().UTC()
+}
+
+// keep logs a failed write of a session file and remembers it for the exit status.
+func (rs *raceSession) keep(err error) {
+	if err != nil {
+		rs.prog.Logf("error: %v", err)
+		rs.writeErr = err
+	}
+}
+
+// finish writes a race set's index and manifest, and prints the result: summary.json (or the
+// set's index with every summary) with JSON, else the reasons and the headline.
+func (rs *raceSession) finish(res RaceResult) {
+	o := rs.o
+	if len(rs.races) == 1 {
+		s := res.Summaries[0]
+		if o.JSON {
+			session.PrintJSON(o.Stdout, s)
+			return
+		}
+		for _, r := range s.Reasons {
+			fmt.Fprintf(o.Stderr, "  %s\n", r)
+		}
+		if r := s.Resolution; r != nil {
+			fmt.Fprintf(o.Stderr, "  resolving power: ±%.1f%% on %s (the interval's half-width over %d pairs); a regression beyond %.1f%% FAILs at the threshold\n",
+				r.HalfWidthPct, r.Metric, s.Paired[r.Metric].N, r.DetectablePct)
+		}
+		for _, w := range s.Warnings {
+			fmt.Fprintf(o.Stderr, "  warning: %s\n", w)
+		}
+		fmt.Fprintf(o.Stderr, "results: %s\n", rs.dir)
+		fmt.Fprintln(o.Stdout, s.Headline)
+		return
+	}
+	ix := session.Index{Kind: "race-set", Verdict: res.Verdict, Started: rs.st.started, Finished: time.Now().UTC()}
+	for i, s := range res.Summaries {
+		name := rs.races[i].Name
+		ix.Sessions = append(ix.Sessions, session.IndexEntry{Name: name, Dir: session.SafeName(name), Verdict: s.Verdict, Headline: s.Headline})
+	}
+	ix.Headline = overallHeadline(ix)
+	rs.keep(session.WriteJSON(filepath.Join(rs.dir, session.IndexFile), ix))
+	rs.keep(session.WriteJSON(filepath.Join(rs.dir, session.ManifestFile), rs.st.man))
+	if o.JSON {
+		session.PrintJSON(o.Stdout, raceSetJSON{Index: ix, Summaries: res.Summaries})
+		return
+	}
+	for i, s := range res.Summaries {
+		fmt.Fprintf(o.Stdout, "%s: %s\n", ix.Sessions[i].Name, s.Headline)
+	}
+	fmt.Fprintf(o.Stderr, "results: %s\n", rs.dir)
+	fmt.Fprintln(o.Stdout, ix.Headline)
 }
 
 type raceSetJSON struct {
@@ -442,27 +485,7 @@ func writeRace(dir string, s *session.Summary, man *session.Manifest) error {
 	if err := session.WriteJSON(filepath.Join(dir, session.ManifestFile), man); err != nil {
 		return err
 	}
-	return writeReports(dir)
-}
-
-// Worst orders verdicts INCOMPLETE > FAIL > INCONCLUSIVE > PASS.
-func Worst(a, b string) string {
-	rank := func(v string) int {
-		switch v {
-		case session.Pass:
-			return 0
-		case session.Inconclusive:
-			return 1
-		case session.Fail:
-			return 2
-		default:
-			return 3
-		}
-	}
-	if rank(b) > rank(a) {
-		return b
-	}
-	return a
+	return report.WriteAll(dir)
 }
 
 func overallHeadline(ix session.Index) string {
@@ -517,13 +540,4 @@ func upstreamVersion(t *targets.Target, name string) string {
 		}
 	}
 	return ""
-}
-
-func printJSON(w io.Writer, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		fmt.Fprintf(w, "{\"error\": %q}\n", err.Error())
-		return
-	}
-	w.Write(append(b, '\n'))
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -42,12 +43,12 @@ func (p Plan) serverThreads() int {
 	if p.Threads > 0 {
 		return p.Threads
 	}
-	return CountCPUs(p.CPUsServer)
+	return machine.CountCPUs(p.CPUsServer)
 }
 
 // allottedCores is how many cores the server could keep busy: its CPUs, or fewer threads.
 func (p Plan) allottedCores() float64 {
-	n := CountCPUs(p.CPUsServer)
+	n := machine.CountCPUs(p.CPUsServer)
 	if t := p.serverThreads(); t > 0 && t < n {
 		n = t
 	}
@@ -61,7 +62,7 @@ func (p Plan) clientWorkers() int {
 	if w <= 0 {
 		w = 1
 	}
-	if n := CountCPUs(p.CPUsClient); w > n {
+	if n := machine.CountCPUs(p.CPUsClient); w > n {
 		w = n
 	}
 	return w

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // CopyResult says what a copy did.
@@ -71,19 +72,6 @@ func checkRelative(name string) error {
 	return nil
 }
 
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 const fileCheckScript = `
 d=@DEST@
 mkdir -p @PARENT@ || exit 1
@@ -101,7 +89,7 @@ mv -f "$t" "$d"
 
 func (s *Session) copyFile(ctx context.Context, h Host, op, local string, fi fs.FileInfo, res *CopyResult) error {
 	res.Files = 1
-	sum, err := fileSHA256(local)
+	sum, err := machine.FileSHA256(local)
 	if err != nil {
 		return &Error{Host: h, Op: op, Kind: err, ExitCode: -1}
 	}
@@ -166,7 +154,7 @@ func localTree(root string) (map[string]entry, []string, error) {
 			}
 		case fi.Mode().IsRegular():
 			e.kind = 'f'
-			if e.sum, err = fileSHA256(p); err != nil {
+			if e.sum, err = machine.FileSHA256(p); err != nil {
 				return err
 			}
 		default:

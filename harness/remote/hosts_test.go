@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -156,7 +157,7 @@ func TestCopy(t *testing.T) {
 		t.Error("the session has no shared connection to the host")
 	}
 	out, err := s.Run(ctx, h, "sha256sum "+Quote(res.Path))
-	if sum, _ := fileSHA256(bin); err != nil || !strings.HasPrefix(string(out), sum) {
+	if sum, _ := machine.FileSHA256(bin); err != nil || !strings.HasPrefix(string(out), sum) {
 		t.Errorf("sha256 on the host: %q, %v; want %s", out, err, sum)
 	}
 	if res, err = s.Copy(ctx, h, bin, ""); err != nil || res.Copied != 0 || res.Skipped != 1 {
@@ -175,28 +176,7 @@ func TestCopy(t *testing.T) {
 	}
 	sameFile(t, bin, res.Path)
 
-	// A tree like a Node bundle: nested directories, an executable, a symlink, an empty directory.
-	tree := filepath.Join(src, "uws")
-	for name, body := range map[string]string{
-		"dist/server.js":                   "console.log(1)",
-		"node_modules/pkg/index.js":        "module.exports = 1",
-		"node_modules/pkg/bin/cli":         "#!/bin/sh\necho cli",
-		"node_modules/other/package.json":  "{}",
-		"node_modules/other/lib/a b.js":    "// a name with a space",
-		"node_modules/other/lib/deep/x.js": strings.Repeat("x", 100000),
-	} {
-		p := filepath.Join(tree, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.Chmod(filepath.Join(tree, "node_modules/pkg/bin/cli"), 0o755)
-	os.MkdirAll(filepath.Join(tree, "node_modules/.bin"), 0o755)
-	os.MkdirAll(filepath.Join(tree, "empty"), 0o755)
-	if err := os.Symlink("../pkg/bin/cli", filepath.Join(tree, "node_modules/.bin/cli")); err != nil {
-		t.Fatal(err)
-	}
+	tree := writeBundleTree(t, src)
 	res, err = s.Copy(ctx, h, tree, "uws")
 	if err != nil || res.Files != 6 || res.Copied != 6 || res.Skipped != 0 {
 		t.Fatalf("tree copy: %+v, %v", res, err)
@@ -225,6 +205,34 @@ func TestCopy(t *testing.T) {
 	if _, err := s.Copy(ctx, h, bin, "../escape"); err == nil {
 		t.Error("copy outside the session directory accepted")
 	}
+}
+
+// writeBundleTree writes src/uws, a tree like a Node bundle: nested directories, an executable,
+// a symlink, an empty directory.
+func writeBundleTree(t *testing.T, src string) string {
+	t.Helper()
+	tree := filepath.Join(src, "uws")
+	for name, body := range map[string]string{
+		"dist/server.js":                   "console.log(1)",
+		"node_modules/pkg/index.js":        "module.exports = 1",
+		"node_modules/pkg/bin/cli":         "#!/bin/sh\necho cli",
+		"node_modules/other/package.json":  "{}",
+		"node_modules/other/lib/a b.js":    "// a name with a space",
+		"node_modules/other/lib/deep/x.js": strings.Repeat("x", 100000),
+	} {
+		p := filepath.Join(tree, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(tree, "node_modules/pkg/bin/cli"), 0o755)
+	os.MkdirAll(filepath.Join(tree, "node_modules/.bin"), 0o755)
+	os.MkdirAll(filepath.Join(tree, "empty"), 0o755)
+	if err := os.Symlink("../pkg/bin/cli", filepath.Join(tree, "node_modules/.bin/cli")); err != nil {
+		t.Fatal(err)
+	}
+	return tree
 }
 
 func sameFile(t *testing.T, local, remote string) {

@@ -1,7 +1,9 @@
 package report
 
-// The md and html formats render the same document, built once per session kind, so the two
-// cannot drift apart: builders decide what to say, renderers only how to mark it up.
+// The markdown report is a document built once per session kind: builders decide what to say,
+// the renderer only how to mark it up. The HTML page (package page) renders summary.json in the
+// browser. Neither computes a statistic: both show the fields stats, race and gate stored in the
+// session (see session.Summary), so the two cannot disagree on a figure.
 
 type document struct {
 	Title  string

@@ -56,7 +56,6 @@ func fmtPct(x float64) string {
 	return fmt.Sprintf("%+.2f%%", x)
 }
 
-// fmtPlainPct is an unsigned share (CPU, CV): 98.30%.
 // fmtLevel prints a confidence level: 0.975 -> "97.5%".
 func fmtLevel(x float64) string {
 	if missing(x) {
@@ -65,6 +64,7 @@ func fmtLevel(x float64) string {
 	return strconv.FormatFloat(math.Round(x*10000)/100, 'f', -1, 64) + "%"
 }
 
+// fmtPlainPct is an unsigned share (CPU, CV): 98.30%.
 func fmtPlainPct(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return dash

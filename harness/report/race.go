@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -15,9 +16,22 @@ import (
 // reproduce it and where it ran.
 func raceDocument(sd *sessionDir) document {
 	s := sd.race
-	a, b := s.A, s.B
-	d := document{Title: fmt.Sprintf("%s vs %s — %s", a, b, s.Scenario)}
+	d := document{Title: fmt.Sprintf("%s vs %s — %s", s.A, s.B, s.Scenario)}
+	raceHeader(&d, s)
+	gateSection(&d, s)
+	valid := pairsSection(&d, sd)
+	d.h2("Throughput, tails and runtime")
+	d.p("Throughput is read together with the tails, CPU and memory. Figures are medians over the runs of each side; the throughput delta is the median of the per-pair deltas.")
+	d.table([]string{"metric", s.A, s.B, "delta", "how to read"}, runtimeRows(s))
+	statsSection(&d, s, valid)
+	countersSection(&d, s)
+	tailSections(&d, s.Warnings, s.Shape.Command, sd.manifest)
+	return d
+}
 
+// raceHeader is the headline and the run's shape.
+func raceHeader(d *document, s *session.Summary) {
+	a, b := s.A, s.B
 	headline := s.Headline
 	if headline == "" {
 		headline = gate.Headline(s)
@@ -30,7 +44,6 @@ func raceDocument(sd *sessionDir) document {
 	d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
 		fmtPct(s.MedianDeltaPct), upstream))
 
-	runsA, runsB := sideRuns(s.Pairs)
 	sh := s.Shape
 	pairs := sh.Pairs
 	if pairs == 0 {
@@ -53,6 +66,10 @@ func raceDocument(sd *sessionDir) document {
 		verdictPhrase(s.Verdict))
 	d.list(shape...)
 
+}
+
+// gateSection is the verdict of each check, the reasons and why a session stopped early.
+func gateSection(d *document, s *session.Summary) {
 	d.h2("Regression threshold: " + verdictWord(s.Verdict))
 	d.p(fmt.Sprintf("Each check passes when the whole %s interval of its paired median delta is on the good side of its limit, fails when it is wholly on the bad side, and is inconclusive in between; deterministic counts are compared directly. %d statistical checks share a %s family confidence, so a build raced against itself fails at most %s of the time.",
 		fmtLevel(s.CILevel), s.FallibleChecks, fmtLevel(s.FamilyConfidence), fmtLevel(1-s.FamilyConfidence)))
@@ -70,13 +87,15 @@ func raceDocument(sd *sessionDir) document {
 		d.p("The session stopped early: " + s.Incomplete + ".")
 	}
 
+}
+
+// pairsSection lists every pair; it returns how many are valid (stats counted them: the pairs
+// behind the throughput delta).
+func pairsSection(d *document, sd *sessionDir) (valid int) {
+	s := sd.race
+	a, b := s.A, s.B
 	d.h2(fmt.Sprintf("All %d pairs, no selection.", len(s.Pairs)))
-	valid := 0
-	for _, p := range s.Pairs {
-		if stats.PairValid(p) {
-			valid++
-		}
-	}
+	valid = s.Paired[stats.MetricRPS].N
 	d.p(fmt.Sprintf("The order alternated AB/BA so that warm-up and drift of the machine give neither side a steady advantage. %s won on throughput in %d of %d pairs.",
 		a, s.Wins, valid))
 	var rows [][]string
@@ -94,10 +113,12 @@ func raceDocument(sd *sessionDir) document {
 			len(sd.raw.Runs), len(sd.raw.Runs)-2*len(s.Pairs)))
 	}
 
-	d.h2("Throughput, tails and runtime")
-	d.p("Throughput is read together with the tails, CPU and memory. Figures are medians over the runs of each side; the throughput delta is the median of the per-pair deltas.")
-	d.table([]string{"metric", a, b, "delta", "how to read"}, runtimeRows(s, runsA, runsB))
+	return valid
+}
 
+// statsSection is the table of the paired statistics.
+func statsSection(d *document, s *session.Summary, valid int) {
+	a, b := s.A, s.B
 	d.h2("Statistics")
 	ci := "none: too few pairs for a bounded interval"
 	if s.CIPct != nil {
@@ -114,9 +135,6 @@ func raceDocument(sd *sessionDir) document {
 		{"order effect", fmtPct(s.OrderEffectPct) + " (mean delta of AB pairs minus BA pairs: positive means " + a + " gains from running first; near 0 means order does not matter)"},
 	})
 
-	countersSection(&d, s)
-	tailSections(&d, s.Warnings, sh.Command, sd.manifest)
-	return d
 }
 
 // checkRow is one gated check as a table row.
@@ -145,57 +163,51 @@ func checkRow(c session.Check) []string {
 	return []string{c.Metric, c.Verdict, delta, iv, cov, limit}
 }
 
-func sideRuns(pairs []session.Pair) (a, b []session.Run) {
-	for _, p := range pairs {
-		a, b = append(a, p.A), append(b, p.B)
-	}
-	return a, b
+// runtimeRow is one row of the runtime table: the key of its figure in Summary.Runtime, its
+// name, how to read it and how to print it.
+type runtimeRow struct {
+	key, name, read string
+	format          func(float64) string
 }
 
-// metric is one row of the runtime table: how to get the figure from a run and print it.
-type metric struct {
-	name, read string
-	get        func(session.Run) float64
-	format     func(float64) string
+var runtimeTable = []runtimeRow{
+	{"p50_ms", "p50 latency", "lower is better", fmtMs},
+	{"p95_ms", "p95 latency", "lower is better", fmtMs},
+	{"p99_ms", "p99 latency", "lower is better", fmtMs},
+	{"p999_ms", "p99.9 latency", "lower is better", fmtMs},
+	{"server_cpu_pct", "server CPU (% of one core)", "context: below ~90% the run was client-bound", fmtPlainPct},
+	{"rps_per_cpu_second", "responses per CPU-second", "higher is better", fmtRPS},
+	{"rss_mib", "RSS after warm-up", "lower is better", fmtMiB},
+	{"peak_rss_mib", "peak RSS", "lower is better", fmtMiB},
+	{"heap_mib", "heap (Go or V8)", "lower is better; runtimes count differently", fmtMiB},
+	{"startup_ms", "startup (spawn to first response)", "lower is better", fmtMs},
+	{"artifact_bytes", "artefact size", "context: a binary and a JS bundle are different things", fmtBytes},
 }
 
-func runtimeRows(s *session.Summary, runsA, runsB []session.Run) [][]string {
-	ms := []metric{
-		{"p50 latency", "lower is better", func(r session.Run) float64 { return r.P50Ms }, fmtMs},
-		{"p95 latency", "lower is better", func(r session.Run) float64 { return r.P95Ms }, fmtMs},
-		{"p99 latency", "lower is better", func(r session.Run) float64 { return r.P99Ms }, fmtMs},
-		{"p99.9 latency", "lower is better", func(r session.Run) float64 { return r.P999Ms }, fmtMs},
-		{"server CPU (% of one core)", "context: below ~90% the run was client-bound", func(r session.Run) float64 { return r.ServerCPUPct }, fmtPlainPct},
-		{"responses per CPU-second", "higher is better", func(r session.Run) float64 { return r.RPSPerCPUSecond }, fmtRPS},
-		{"RSS after warm-up", "lower is better", func(r session.Run) float64 { return r.RSSMiB }, fmtMiB},
-		{"peak RSS", "lower is better", func(r session.Run) float64 { return r.PeakRSSMiB }, fmtMiB},
-		{"heap (Go or V8)", "lower is better; runtimes count differently", func(r session.Run) float64 { return r.HeapMiB }, fmtMiB},
-		{"startup (spawn to first response)", "lower is better", func(r session.Run) float64 { return r.StartupMs }, fmtMs},
-		{"artefact size", "context: a binary and a JS bundle are different things", func(r session.Run) float64 { return float64(r.ArtifactBytes) }, fmtBytes},
-	}
-	rows := [][]string{{"throughput (" + unitOf(s) + ")", fmtRPS(s.StatsA.MedianRPS), fmtRPS(s.StatsB.MedianRPS), fmtPct(s.MedianDeltaPct), "higher is better"}}
-	for _, m := range ms {
-		va := stats.Median(nonZero(stats.Field(runsA, m.get)))
-		vb := stats.Median(nonZero(stats.Field(runsB, m.get)))
+// runtimeRows renders the runtime table stats stored in the summary (Summary.Runtime).
+func runtimeRows(s *session.Summary) [][]string {
+	row := func(key, name, read string, format func(float64) string) []string {
+		f := s.Runtime[key]
 		delta := dash
-		if !missing(va) && !missing(vb) {
-			delta = fmtPct(stats.DeltaPct(va, vb))
+		if f.DeltaPct != nil {
+			delta = fmtPct(*f.DeltaPct)
 		}
-		rows = append(rows, []string{m.name, m.format(va), m.format(vb), delta, m.read})
+		return []string{name, format(orNaN(f.A)), format(orNaN(f.B)), delta, read}
+	}
+	rows := [][]string{row("rps", "throughput ("+unitOf(s)+")", "higher is better", fmtRPS)}
+	for _, r := range runtimeTable {
+		rows = append(rows, row(r.key, r.name, r.read, r.format))
 	}
 	rows = append(rows, []string{"errors (all runs)", fmt.Sprint(s.StatsA.Errors), fmt.Sprint(s.StatsB.Errors), dash, "should be 0"})
 	return rows
 }
 
-// nonZero drops unreported figures (0) so a median is over measurements only.
-func nonZero(xs []float64) []float64 {
-	var out []float64
-	for _, x := range xs {
-		if x != 0 {
-			out = append(out, x)
-		}
+// orNaN is *v, or NaN for a figure not reported (the formats print a dash).
+func orNaN(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
 	}
-	return out
+	return *v
 }
 
 // counterOrder lists perf's counters in the order a reader expects; others follow by name.
@@ -253,8 +265,8 @@ func countersSection(d *document, s *session.Summary) {
 		if okB {
 			fb = fmtCount(vb)
 		}
-		if okA && okB && vb != 0 {
-			delta = fmtPct(stats.DeltaPct(va, vb))
+		if d, ok := s.CounterDeltaPct[n]; ok {
+			delta = fmtPct(d)
 		}
 		rows = append(rows, []string{n, fa, fb, delta})
 	}

@@ -111,6 +111,15 @@ type SideStats struct {
 	Errors       int64   `json:"errors"`
 }
 
+// Figure is one row of a race's runtime table: each side's median over its valid runs that
+// reported the figure (null: none did) and A's delta to B in percent (null without both; for
+// throughput the median of the per-pair deltas, the headline's).
+type Figure struct {
+	A        *float64 `json:"a"`
+	B        *float64 `json:"b"`
+	DeltaPct *float64 `json:"delta_pct"`
+}
+
 // Side is what one side of a race ran as: the conditions the gate compares must be equal.
 type Side struct {
 	Target  string            `json:"target"`
@@ -156,7 +165,20 @@ type Check struct {
 	Reason     string      `json:"reason"`
 }
 
-// Summary is summary.json of a race: the verdict and the figures it rests on.
+// Summary is summary.json of a race: the verdict and the figures it rests on. Each group of
+// fields has one writer, and the reports only render what is stored:
+//
+//   - stats.Summarize: schema_version, kind, ci_level, thresholds (as the race passes them), the
+//     statistics (median/min/max delta, ci_pct, ci_confidence, paired, wins, order_effect_pct,
+//     stats_a/b, runtime), each pair's delta_pct, perf counters (medians per side) and the
+//     warnings about the pairs themselves;
+//   - race (harness/race: describe, counts.go): what was raced and how: a, b, b_version,
+//     scenario, unit, connections, pipelining, shape, side_a/b, unequal_threads,
+//     family_confidence, fallible_checks, decide_on, counters_mode, counters_unsupported,
+//     cachegrind counters, incomplete, started, finished and the session's own warnings;
+//   - gate.Apply: verdict, headline, reasons, checks, resolution and counter_delta_pct (the
+//     comparison its counters checks rest on); gate.Regate re-applies them with other
+//     thresholds or a baseline.
 type Summary struct {
 	SchemaVersion int      `json:"schema_version"`
 	Kind          string   `json:"kind"` // "race"
@@ -195,11 +217,18 @@ type Summary struct {
 	OrderEffectPct   float64           `json:"order_effect_pct"`
 	StatsA           SideStats         `json:"stats_a"`
 	StatsB           SideStats         `json:"stats_b"`
-	Pairs            []Pair            `json:"pairs"`
+	// Runtime is the table of throughput, tails and runtime the reports show, by metric
+	// (stats.RuntimeMetrics: rps, p50_ms, ..., artifact_bytes); absent from a sub-race that
+	// was not run.
+	Runtime map[string]Figure `json:"runtime,omitempty"`
+	Pairs   []Pair            `json:"pairs"`
 
 	// Counters per response, by side ("a"/"b" -> name -> value) in CountersMode; for
 	// cachegrind the median of CounterSamples (one value per repetition).
-	Counters            map[string]map[string]float64   `json:"counters"`
+	Counters map[string]map[string]float64 `json:"counters"`
+	// CounterDeltaPct is A's count per response against B's, in percent, for each counter both
+	// sides measured (B above 0): what the counters checks and the reports compare.
+	CounterDeltaPct     map[string]float64              `json:"counter_delta_pct,omitempty"`
 	CountersMode        string                          `json:"counters_mode,omitempty"`
 	CounterSamples      map[string]map[string][]float64 `json:"counter_samples,omitempty"`
 	CounterShape        *CounterShape                   `json:"counter_shape,omitempty"`
@@ -245,17 +274,40 @@ type Matrix struct {
 	PerTarget []TargetStats `json:"per_target"`
 	// Pearson correlation of normalized throughput (run / its target's mean) with slot:
 	// near 0 means no position bias; seed 000 saw +0.09 after its fix.
-	SlotCorrelation float64   `json:"slot_correlation"`
-	Warnings        []string  `json:"warnings,omitempty"`
-	Incomplete      string    `json:"incomplete,omitempty"`
-	Started         time.Time `json:"started"`
-	Finished        time.Time `json:"finished"`
+	SlotCorrelation float64 `json:"slot_correlation"`
+	// Normalized is every valid run's throughput over its target's mean, by slot, and SlotFit
+	// the least-squares line through them (null with fewer than two): the position-bias chart.
+	Normalized []SlotPoint `json:"normalized,omitempty"`
+	SlotFit    *Fit        `json:"slot_fit,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
+	Incomplete string      `json:"incomplete,omitempty"`
+	Started    time.Time   `json:"started"`
+	Finished   time.Time   `json:"finished"`
 }
 
 // TargetStats is one target's row in a matrix.
 type TargetStats struct {
 	Target string `json:"target"`
+	Runs   int    `json:"runs"` // valid runs behind the figures
+	// VsBestPct is the target's mean throughput against the best target's mean, in percent (0
+	// for the best).
+	VsBestPct float64 `json:"vs_best_pct"`
 	SideStats
+}
+
+// SlotPoint is one valid run of a matrix: its slot, its throughput and that over its target's
+// mean.
+type SlotPoint struct {
+	Target     string  `json:"target"`
+	Slot       int     `json:"slot"`
+	RPS        float64 `json:"rps"`
+	Normalized float64 `json:"normalized"`
+}
+
+// Fit is the line Intercept + Slope × slot.
+type Fit struct {
+	Slope     float64 `json:"slope"`
+	Intercept float64 `json:"intercept"`
 }
 
 // Raw is raw.json: every run in the order it was measured, with its progress samples.

@@ -1,10 +1,10 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,6 +89,17 @@ func WriteJSON(path string, v any) error {
 	}
 	b = append(b, '\n')
 	return WriteFile(path, b)
+}
+
+// PrintJSON writes v to w as indented JSON and a newline (what --json prints); a value that
+// cannot be encoded prints {"error": ...} instead.
+func PrintJSON(w io.Writer, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(w, "{\"error\": %q}\n", err.Error())
+		return
+	}
+	w.Write(append(b, '\n'))
 }
 
 // WriteFile writes data to path atomically.
@@ -188,24 +199,6 @@ func LoadSummary(p string) (*Summary, error) {
 	return &s, nil
 }
 
-// LoadMatrix reads summary.json of a matrix session.
-func LoadMatrix(dir string) (*Matrix, error) {
-	m, err := loadFile[Matrix](dir, SummaryFile)
-	if err != nil {
-		return nil, err
-	}
-	if m.Kind != "matrix" {
-		return nil, fmt.Errorf("%s is not a matrix session (kind %q)", dir, m.Kind)
-	}
-	return m, nil
-}
-
-// LoadRaw reads raw.json.
-func LoadRaw(dir string) (*Raw, error) { return loadFile[Raw](dir, RawFile) }
-
-// LoadManifest reads manifest.json.
-func LoadManifest(dir string) (*Manifest, error) { return loadFile[Manifest](dir, ManifestFile) }
-
 // LoadIndex reads index.json of a multi-scenario race.
 func LoadIndex(dir string) (*Index, error) { return loadFile[Index](dir, IndexFile) }
 
@@ -218,43 +211,33 @@ func loadFile[T any](dir, name string) (*T, error) {
 	return &v, nil
 }
 
-// FindRoot finds the repository root: the nearest directory at or above start holding a
-// go.mod of this module. It returns "" if there is none.
-func FindRoot(start string) string {
-	dir, err := filepath.Abs(start)
+// LoadRaceSummaries loads a race session's summaries: one, or each sub-session's of a race set.
+func LoadRaceSummaries(dir string) ([]*Summary, error) {
+	kind, err := Kind(dir)
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module github.com/bindrace/bindrace")) {
-			return dir
+	switch kind {
+	case "race":
+		s, err := LoadSummary(dir)
+		if err != nil {
+			return nil, err
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
+		return []*Summary{s}, nil
+	case "race-set":
+		ix, err := LoadIndex(dir)
+		if err != nil {
+			return nil, err
 		}
-		dir = parent
-	}
-}
-
-// Root finds the repository root from the working directory, then from the executable's
-// location (bin/bindrace lives one level below it). Env BINDRACE_ROOT wins when set.
-func Root() string {
-	if r := os.Getenv("BINDRACE_ROOT"); r != "" {
-		return r
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if r := FindRoot(wd); r != "" {
-			return r
-		}
-	}
-	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			if r := FindRoot(filepath.Dir(exe)); r != "" {
-				return r
+		var out []*Summary
+		for _, e := range ix.Sessions {
+			s, err := LoadSummary(filepath.Join(DirOf(dir), e.Dir))
+			if err != nil {
+				return nil, err
 			}
+			out = append(out, s)
 		}
+		return out, nil
 	}
-	return ""
+	return nil, fmt.Errorf("%s is a %s session, not a race", dir, kind)
 }

@@ -49,13 +49,3 @@ func TestName(t *testing.T) {
 		t.Errorf("Name: %s", n)
 	}
 }
-
-func TestCollect(t *testing.T) {
-	m := Collect(CollectOptions{Root: FindRoot("."), Command: []string{"bindrace", "race"}})
-	if m.Kernel == "" || m.CPUCount < 1 || m.GoVersion == "" || m.Governor == "" {
-		t.Errorf("manifest: %+v", m)
-	}
-	if m.SourceHashes["harness"] == "" {
-		t.Errorf("no harness source hash (root %q)", FindRoot("."))
-	}
-}

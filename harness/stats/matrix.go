@@ -10,12 +10,25 @@ func PerTarget(targets []string, runs []session.Run) []session.TargetStats {
 	out := make([]session.TargetStats, 0, len(targets))
 	for _, t := range targets {
 		var mine []session.Run
+		valid := 0
 		for _, r := range runs {
 			if r.Target == t {
 				mine = append(mine, r)
+				if RunValid(r) {
+					valid++
+				}
 			}
 		}
-		out = append(out, session.TargetStats{Target: t, SideStats: Side(mine)})
+		out = append(out, session.TargetStats{Target: t, Runs: valid, SideStats: Side(mine)})
+	}
+	best := 0.0
+	for _, t := range out {
+		best = max(best, t.MeanRPS)
+	}
+	for i := range out {
+		if best > 0 {
+			out[i].VsBestPct = finite(DeltaPct(out[i].MeanRPS, best))
+		}
 	}
 	return out
 }
@@ -26,6 +39,17 @@ func PerTarget(targets []string, runs []session.Run) []session.TargetStats {
 // (warming), r < 0 slower (heat, throttling). ok is false when undefined (fewer than two valid
 // runs, or every run in the same slot).
 func SlotCorrelation(runs []session.Run) (r float64, ok bool) {
+	var slots, norm []float64
+	for _, p := range Normalized(runs) {
+		slots = append(slots, float64(p.Slot))
+		norm = append(norm, p.Normalized)
+	}
+	return Pearson(slots, norm)
+}
+
+// Normalized is each valid run's throughput divided by the mean throughput of its target's
+// valid runs, with its slot, in the order of runs.
+func Normalized(runs []session.Run) []session.SlotPoint {
 	sums, counts := map[string]float64{}, map[string]int{}
 	for _, run := range runs {
 		if RunValid(run) {
@@ -33,22 +57,48 @@ func SlotCorrelation(runs []session.Run) (r float64, ok bool) {
 			counts[run.Target]++
 		}
 	}
-	var slots, norm []float64
+	var out []session.SlotPoint
 	for _, run := range runs {
 		if !RunValid(run) {
 			continue
 		}
 		mean := sums[run.Target] / float64(counts[run.Target])
-		slots = append(slots, float64(run.Slot))
-		norm = append(norm, run.RPS/mean)
+		out = append(out, session.SlotPoint{Target: run.Target, Slot: run.Slot, RPS: run.RPS, Normalized: run.RPS / mean})
 	}
-	return Pearson(slots, norm)
+	return out
 }
 
-// SummarizeMatrix fills m.PerTarget and m.SlotCorrelation from m.Runs and m.Targets. An
+// SlotFit is the least-squares line of normalized throughput on slot; nil with fewer than two
+// points (a zero slope when every point has the same slot).
+func SlotFit(pts []session.SlotPoint) *session.Fit {
+	n := float64(len(pts))
+	if len(pts) < 2 {
+		return nil
+	}
+	var mx, my float64
+	for _, p := range pts {
+		mx, my = mx+float64(p.Slot), my+p.Normalized
+	}
+	mx, my = mx/n, my/n
+	var sxx, sxy float64
+	for _, p := range pts {
+		dx := float64(p.Slot) - mx
+		sxx, sxy = sxx+dx*dx, sxy+dx*(p.Normalized-my)
+	}
+	k := 0.0
+	if sxx != 0 {
+		k = sxy / sxx
+	}
+	return &session.Fit{Slope: k, Intercept: my - k*mx}
+}
+
+// SummarizeMatrix fills m.PerTarget, m.Normalized, m.SlotFit and m.SlotCorrelation from
+// m.Runs and m.Targets (stats is their one writer). An
 // undefined correlation is stored as 0 with a warning, since 0 alone would read as "no bias".
 func SummarizeMatrix(m *session.Matrix) {
 	m.PerTarget = PerTarget(m.Targets, m.Runs)
+	m.Normalized = Normalized(m.Runs)
+	m.SlotFit = SlotFit(m.Normalized)
 	r, ok := SlotCorrelation(m.Runs)
 	m.SlotCorrelation = r
 	if !ok {

@@ -12,7 +12,8 @@ import (
 // in: Kind, SchemaVersion, A, B, Scenario (from the first pair), Pairs (DeltaPct recomputed for
 // valid pairs so it always agrees with the runs), the paired deltas of throughput, throughput
 // per server CPU-second, p95 and p99 with their order-statistic intervals at level
-// (MedianDeltaPct, CIPct and the Paired map), Wins, OrderEffectPct, StatsA, StatsB, Thresholds,
+// (MedianDeltaPct, CIPct and the Paired map), Wins, OrderEffectPct, StatsA, StatsB, Runtime (the
+// table the reports show), Thresholds, CILevel,
 // Counters (the median per-response value per side, only when runs carry counters) and Warnings
 // about pairs left out or client-bound runs. The caller fills the rest (shape, sides, verdict).
 //
@@ -67,6 +68,7 @@ func Summarize(pairs []session.Pair, th session.Thresholds, level float64) sessi
 	}
 
 	s.StatsA, s.StatsB = Side(runsA), Side(runsB)
+	s.Runtime = Runtime(runsA, runsB, s.MedianDeltaPct)
 	s.Counters = medianCounters(runsA, runsB)
 
 	if len(skipped) > 0 {

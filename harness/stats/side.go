@@ -1,6 +1,10 @@
 package stats
 
-import "github.com/bindrace/bindrace/harness/session"
+import (
+	"math"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
 
 // RunValid reports whether a run finished and measured something. A run that crashed or was
 // cut short stays in the session (nothing is dropped quietly) but cannot enter the statistics.
@@ -13,8 +17,7 @@ func PairValid(p session.Pair) bool {
 	return RunValid(p.A) && RunValid(p.B)
 }
 
-// Field extracts one figure from each valid run, in order; the report uses it for the figures
-// SideStats does not keep (p50, p99.9, startup, ...).
+// Field extracts one figure from each valid run, in order.
 func Field(runs []session.Run, f func(session.Run) float64) []float64 {
 	var xs []float64
 	for _, r := range runs {
@@ -60,4 +63,53 @@ func Side(runs []session.Run) session.SideStats {
 		MedianHeap:   finite(Median(positive(Field(runs, func(r session.Run) float64 { return r.HeapMiB })))),
 		Errors:       errs,
 	}
+}
+
+// RuntimeMetrics are the rows of a race's runtime table (Summary.Runtime), in order: the
+// throughput, then the figures of each run whose medians the reports show.
+var RuntimeMetrics = []struct {
+	Key string
+	Get func(session.Run) float64
+}{
+	{MetricRPS, func(r session.Run) float64 { return r.RPS }},
+	{MetricRPSPerCPUSec, func(r session.Run) float64 { return r.RPSPerCPUSecond }},
+	{"p50_ms", func(r session.Run) float64 { return r.P50Ms }},
+	{MetricP95, func(r session.Run) float64 { return r.P95Ms }},
+	{MetricP99, func(r session.Run) float64 { return r.P99Ms }},
+	{"p999_ms", func(r session.Run) float64 { return r.P999Ms }},
+	{"server_cpu_pct", func(r session.Run) float64 { return r.ServerCPUPct }},
+	{"rss_mib", func(r session.Run) float64 { return r.RSSMiB }},
+	{"peak_rss_mib", func(r session.Run) float64 { return r.PeakRSSMiB }},
+	{"heap_mib", func(r session.Run) float64 { return r.HeapMiB }},
+	{"startup_ms", func(r session.Run) float64 { return r.StartupMs }},
+	{"artifact_bytes", func(r session.Run) float64 { return float64(r.ArtifactBytes) }},
+}
+
+// Runtime is a race's runtime table: for each of RuntimeMetrics, each side's median over its
+// valid runs that reported the figure (a figure of 0 is one the target did not report) and the
+// delta of the two medians; throughput's delta is the median of the per-pair deltas,
+// medianDeltaPct.
+func Runtime(runsA, runsB []session.Run, medianDeltaPct float64) map[string]session.Figure {
+	out := map[string]session.Figure{}
+	for _, m := range RuntimeMetrics {
+		var f session.Figure
+		a, b := Median(positive(Field(runsA, m.Get))), Median(positive(Field(runsB, m.Get)))
+		if !math.IsNaN(a) {
+			f.A = &a
+		}
+		if !math.IsNaN(b) {
+			f.B = &b
+		}
+		if f.A != nil && f.B != nil {
+			d := DeltaPct(a, b)
+			if m.Key == MetricRPS {
+				d = medianDeltaPct
+			}
+			if !math.IsNaN(d) && !math.IsInf(d, 0) {
+				f.DeltaPct = &d
+			}
+		}
+		out[m.Key] = f
+	}
+	return out
 }

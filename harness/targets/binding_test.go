@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // TestBindingTargets verifies the binding servers when they are built (make build / make
 // build-plain); otherwise each subtest names the missing binary.
 func TestBindingTargets(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := machine.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // inprocEnv marks a re-run of this executable as a Go target's server (see serve.go's init).
@@ -18,10 +20,11 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 	p := strconv.Itoa(port)
 	env = []string{"PORT=" + p}
 	if o.CPUs != "" {
-		n, err := countCPUs(o.CPUs)
+		cpus, err := machine.ParseCPUs(o.CPUs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
 		}
+		n := len(cpus)
 		if t.Kind == KindGo || t.Kind == KindBinding {
 			// Match the scheduler to the pinned set rather than leave it to the runtime's guess.
 			env = append(env, "GOMAXPROCS="+strconv.Itoa(n))
@@ -96,23 +99,4 @@ func shellJoin(words []string) string {
 		b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "' ")
 	}
 	return b.String()
-}
-
-// countCPUs counts the CPUs in a taskset list such as "0-3,6".
-func countCPUs(list string) (int, error) {
-	n := 0
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err1 := strconv.Atoi(lo)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || a < 0 || b < a {
-			return 0, fmt.Errorf("invalid CPU list %q (want e.g. 1 or 0-3,6)", list)
-		}
-		n += b - a + 1
-	}
-	return n, nil
 }

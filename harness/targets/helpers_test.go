@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // alive reports whether pid is a running process; a zombie counts as dead (it runs nothing, and
@@ -42,7 +44,7 @@ func waitGone(t *testing.T, pid int, what string) {
 // the missing directory.
 func startUWS(t *testing.T, o StartOptions) (*Target, *Server) {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := machine.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

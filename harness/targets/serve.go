@@ -8,13 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/bindrace/bindrace/harness/internal/interrupt"
 )
 
 // init turns a re-run of any executable linking this package into a Go target's server: Start
@@ -26,7 +25,35 @@ func init() {
 		return
 	}
 	os.Unsetenv(inprocEnv)
-	os.Exit(ServeCommand(os.Args[2:], os.Stdout, os.Stderr))
+	os.Exit(serveChild(os.Args[2:]))
+}
+
+// serveChild serves the Go target Start asked for, from the arguments command() wrote
+// ("--target T --port P [--threads N]"), until SIGTERM, SIGINT or SIGHUP; it returns the exit
+// status.
+func serveChild(args []string) int {
+	var name string
+	var port, threads int
+	for i := 0; i+1 < len(args); i += 2 {
+		switch v := args[i+1]; args[i] {
+		case "--target":
+			name = v
+		case "--port":
+			port, _ = strconv.Atoi(v)
+		case "--threads":
+			threads, _ = strconv.Atoi(v)
+		}
+	}
+	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
+	defer stop()
+	err := serveInProcess(ctx, name, ServeOptions{Port: port, Threads: threads, Listening: func(port, pid int, _ time.Duration) {
+		fmt.Printf("bindrace serve: %s listening on :%d (pid %d)\n", name, port, pid)
+	}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bindrace serve:", err)
+		return 2
+	}
+	return 0
 }
 
 // shutdownGrace bounds the wait for in-flight requests; it stays below Stop's 3 s so that a
@@ -83,98 +110,69 @@ func ServeGo(ctx context.Context, name string, ln net.Listener) error {
 	}
 }
 
-// ServeCommand is `bindrace serve --target T --port P [--threads N]`: one target's scenario
-// server in the foreground until SIGTERM or SIGINT, then a graceful shutdown and exit 0.
-func ServeCommand(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	target := fs.StringP("target", "t", "", "target to serve: "+targetHelp())
-	port := fs.IntP("port", "p", 0, "TCP port to listen on (0: a free one, printed)")
-	threads := fs.Int("threads", 0, "server threads: event loops for binding, GOMAXPROCS for fasthttp/nethttp (0: default)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: bindrace serve --target T --port P [--threads N]\n\n"+
-			"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "bindrace serve: %v (see --help)\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bindrace serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *target == "" {
-		fmt.Fprintln(stderr, "bindrace serve: --target is required ("+targetHelp()+")")
-		return 2
-	}
-	if *port < 0 || *port > 65535 || *threads < 0 {
-		fmt.Fprintln(stderr, "bindrace serve: --port must be 0-65535 and --threads >= 0")
-		return 2
-	}
-	t, err := Resolve(*target)
-	if err != nil {
-		fmt.Fprintln(stderr, "bindrace serve:", err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-	if t.Kind == KindGo {
-		return serveInProcess(ctx, t.Name, *port, *threads, stdout, stderr)
-	}
-	return serveSpawned(ctx, t, *port, *threads, stdout, stderr)
+// ServeOptions say how Serve runs a target in the foreground.
+type ServeOptions struct {
+	Port    int       // 0: a free port
+	Threads int       // event loops for binding, GOMAXPROCS for fasthttp/nethttp; 0: the default
+	Log     io.Writer // a spawned server's output
+	// Listening, if set, is called once the server listens: its port and pid, and for a
+	// spawned server its startup time (0 for an in-process Go target).
+	Listening func(port, pid int, startup time.Duration)
 }
 
-func serveInProcess(ctx context.Context, name string, port, threads int, stdout, stderr io.Writer) int {
-	if threads > 0 {
-		// Goroutine-per-connection servers have no loop count: the scheduler's width is the knob.
-		runtime.GOMAXPROCS(threads)
+// Serve runs t's scenario server in the foreground until ctx is cancelled, then shuts it down
+// gracefully. An in-process Go target (fasthttp, nethttp) serves in this process; any other
+// is spawned and stopped with Stop.
+func Serve(ctx context.Context, t *Target, o ServeOptions) error {
+	if t.Kind == KindGo {
+		return serveInProcess(ctx, t.Name, o)
 	}
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	return serveSpawned(ctx, t, o)
+}
+
+func serveInProcess(ctx context.Context, name string, o ServeOptions) error {
+	if o.Threads > 0 {
+		// Goroutine-per-connection servers have no loop count: the scheduler's width is the knob.
+		runtime.GOMAXPROCS(o.Threads)
+	}
+	ln, err := net.Listen("tcp", ":"+strconv.Itoa(o.Port))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			fmt.Fprintf(stderr, "bindrace serve: port %d is in use\n", port)
-		} else {
-			fmt.Fprintf(stderr, "bindrace serve: listening on port %d: %v\n", port, err)
+			return fmt.Errorf("port %d is in use", o.Port)
 		}
-		return 2
+		return fmt.Errorf("listening on port %d: %v", o.Port, err)
 	}
-	fmt.Fprintf(stdout, "bindrace serve: %s listening on :%d (pid %d)\n", name, ln.Addr().(*net.TCPAddr).Port, os.Getpid())
+	if o.Listening != nil {
+		o.Listening(ln.Addr().(*net.TCPAddr).Port, os.Getpid(), 0)
+	}
 	if err := ServeGo(ctx, name, ln); err != nil {
-		fmt.Fprintf(stderr, "bindrace serve: %s: %v\n", name, err)
-		return 2
+		return fmt.Errorf("%s: %v", name, err)
 	}
-	return 0
+	return nil
 }
 
 // serveSpawned runs an external target in the foreground; signals reach it through Stop, which
 // signals its whole process group (it runs in its own, so a terminal's Ctrl-C would miss it).
-func serveSpawned(ctx context.Context, t *Target, port, threads int, stdout, stderr io.Writer) int {
-	s, err := t.Start(ctx, StartOptions{Port: port, Threads: threads, Log: stderr})
+func serveSpawned(ctx context.Context, t *Target, o ServeOptions) error {
+	s, err := t.Start(ctx, StartOptions{Port: o.Port, Threads: o.Threads, Log: o.Log})
 	if err != nil {
-		fmt.Fprintln(stderr, "bindrace serve:", err)
-		return 2
+		return err
 	}
-	fmt.Fprintf(stdout, "bindrace serve: %s listening on :%d (pid %d, started in %s)\n",
-		t.Name, s.Port, s.Pid, s.Startup.Round(time.Millisecond))
+	if o.Listening != nil {
+		o.Listening(s.Port, s.Pid, s.Startup)
+	}
 	select {
 	case <-ctx.Done():
-		if err := s.Stop(); err != nil {
-			fmt.Fprintln(stderr, "bindrace serve:", err)
-			return 2
-		}
-		return 0
+		return s.Stop()
 	case <-s.Exited():
-		fmt.Fprintf(stderr, "bindrace serve: %s exited on its own: %v\n", t.Name, s.ExitError())
+		err := fmt.Errorf("%s exited on its own: %v", t.Name, s.ExitError())
 		s.Stop()
-		return 2
+		return err
 	}
 }
 
-func targetHelp() string {
+// TargetHelp lists the target names for a flag's help.
+func TargetHelp() string {
 	names := Names()
 	out := ""
 	for _, n := range names {

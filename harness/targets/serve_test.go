@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"testing"
@@ -12,8 +13,9 @@ import (
 
 var listening = regexp.MustCompile(`listening on :(\d+) \(pid (\d+)`)
 
-// TestServeForeground runs `serve` for an in-process and a spawned target until its context is
-// cancelled (what SIGTERM/SIGINT do), checking it served and exited 0 without leftovers.
+// TestServeForeground runs Serve (`bindrace serve`) for an in-process and a spawned target until
+// its context is cancelled (what SIGTERM/SIGINT do), checking it served and returned no error
+// (exit 0) without leftovers.
 func TestServeForeground(t *testing.T) {
 	srv := writeScript(t, "hi.py", hiServer)
 	for _, name := range []string{"nethttp", "cmd:python3 " + srv + " {port}"} {
@@ -25,13 +27,11 @@ func TestServeForeground(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var out, errb SyncBuffer
-			code := make(chan int, 1)
+			code := make(chan error, 1)
 			go func() {
-				if tg.Kind == KindGo {
-					code <- serveInProcess(ctx, tg.Name, 0, 0, &out, &errb)
-				} else {
-					code <- serveSpawned(ctx, tg, 0, 0, &out, &errb)
-				}
+				code <- Serve(ctx, tg, ServeOptions{Log: &errb, Listening: func(port, pid int, _ time.Duration) {
+					fmt.Fprintf(&out, "listening on :%d (pid %d)\n", port, pid)
+				}})
 			}()
 			var m []string
 			for deadline := time.Now().Add(5 * time.Second); m == nil; time.Sleep(5 * time.Millisecond) {
@@ -46,9 +46,9 @@ func TestServeForeground(t *testing.T) {
 			}
 			cancel()
 			select {
-			case c := <-code:
-				if c != 0 {
-					t.Errorf("exit %d: %s", c, errb.String())
+			case err := <-code:
+				if err != nil {
+					t.Errorf("serve: %v: %s", err, errb.String())
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatal("serve did not return")

@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/child"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // StartOptions shape one server process.
@@ -38,7 +40,7 @@ type Server struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error // set before exited is closed
-	out     *tail
+	out     *child.Tail
 	stop    sync.Once
 	stopErr error
 	quota   *cpuQuota // the cgroup capping a "T@cpuNN" server, removed with it
@@ -120,16 +122,16 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 		// A safety net if the harness itself is killed: the server gets SIGKILL too.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	out := &tail{max: 8 << 10}
+	out := &child.Tail{Max: 8 << 10}
 	var w io.Writer = out
 	if o.Log != nil {
-		w = &lockedWriter{w: io.MultiWriter(out, o.Log)}
+		w = &child.Locked{W: io.MultiWriter(out, o.Log)}
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.WaitDelay = time.Second // a grandchild holding the pipes must not hang Wait
 
 	spawned := time.Now()
-	if err := spawn(cmd); err != nil {
+	if err := child.Start(cmd); err != nil {
 		return nil, fmt.Errorf("target %s: starting %s: %w", t.Name, argv[0], err)
 	}
 	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, cmd: cmd, out: out,
@@ -151,7 +153,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	if t.CPUQuotaPct > 0 {
 		cpus := o.Threads
 		if o.CPUs != "" {
-			cpus, _ = countCPUs(o.CPUs)
+			cpus = machine.CountCPUs(o.CPUs)
 		}
 		if s.quota, err = capCPU(s.Pid, t.CPUQuotaPct, cpus); err != nil {
 			s.Stop()
@@ -161,7 +163,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 
 	err = s.waitReady(ctx, timeout)
 	if (err == nil && !s.ownsListener()) || (err != nil && s.exitedEarly() && checkPortFree(port) != nil) {
-		err = fmt.Errorf("%w: port %d%s", errPortTaken, port, s.out.lastLines(15))
+		err = fmt.Errorf("%w: port %d%s", errPortTaken, port, s.out.LastLines(15))
 	}
 	if err != nil {
 		s.Stop()
@@ -169,27 +171,6 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	}
 	s.Startup = time.Since(spawned)
 	return s, nil
-}
-
-// spawner runs cmd.Start on one OS thread that never exits. Pdeathsig fires when the thread
-// that forked the child exits, not the process, and Go ends threads whose goroutine exits while
-// locked to them (perf_event code locks threads): a server forked from such a thread would be
-// killed mid-run.
-var spawner = sync.OnceValue(func() chan func() {
-	ch := make(chan func())
-	go func() {
-		runtime.LockOSThread() // never unlocked: this thread lives as long as the process
-		for f := range ch {
-			f()
-		}
-	}()
-	return ch
-})
-
-func spawn(cmd *exec.Cmd) error {
-	done := make(chan error, 1)
-	spawner() <- func() { done <- cmd.Start() }
-	return <-done
 }
 
 // waitReady polls GET / until it answers 200 "hi". Connection refused returns at once, so a
@@ -203,7 +184,7 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	for {
 		select {
 		case <-s.exited:
-			return fmt.Errorf("server exited during start-up (%v)%s", s.waitErr, s.out.lastLines(15))
+			return fmt.Errorf("server exited during start-up (%v)%s", s.waitErr, s.out.LastLines(15))
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
@@ -213,7 +194,7 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 			if answered != nil {
 				last = answered
 			}
-			return fmt.Errorf("no valid answer to GET / within %s (last: %v)%s", timeout, last, s.out.lastLines(15))
+			return fmt.Errorf("no valid answer to GET / within %s (last: %v)%s", timeout, last, s.out.LastLines(15))
 		}
 		rctx, cancel := context.WithTimeout(ctx, min(remaining, 2*time.Second))
 		last = pingOnce(rctx, client, url)
@@ -260,7 +241,7 @@ func (s *Server) ExitError() error {
 		if s.waitErr == nil {
 			return errors.New("exited with status 0")
 		}
-		return fmt.Errorf("%v%s", s.waitErr, s.out.lastLines(15))
+		return fmt.Errorf("%v%s", s.waitErr, s.out.LastLines(15))
 	default:
 		return nil
 	}
@@ -281,7 +262,7 @@ func (s *Server) Stop() error {
 		case <-s.exited:
 			// Died before being asked: a crash. Reap the rest of the group anyway.
 			syscall.Kill(-s.Pid, syscall.SIGKILL)
-			s.stopErr = fmt.Errorf("target %s (pid %d) had already exited: %v%s", s.Target, s.Pid, s.waitErr, s.out.lastLines(10))
+			s.stopErr = fmt.Errorf("target %s (pid %d) had already exited: %v%s", s.Target, s.Pid, s.waitErr, s.out.LastLines(10))
 			return
 		default:
 		}
@@ -292,7 +273,7 @@ func (s *Server) Stop() error {
 			syscall.Kill(-s.Pid, syscall.SIGKILL)
 			s.stopErr = gracefulExit(s.waitErr)
 			if s.stopErr != nil {
-				s.stopErr = fmt.Errorf("target %s (pid %d) on SIGTERM: %w%s", s.Target, s.Pid, s.stopErr, s.out.lastLines(10))
+				s.stopErr = fmt.Errorf("target %s (pid %d) on SIGTERM: %w%s", s.Target, s.Pid, s.stopErr, s.out.LastLines(10))
 			}
 		case <-time.After(stopGrace):
 			syscall.Kill(-s.Pid, syscall.SIGKILL)
@@ -343,50 +324,6 @@ func checkPortFree(port int) error {
 		return fmt.Errorf("port %d cannot be bound: %w", port, err)
 	}
 	return ln.Close()
-}
-
-// tail keeps the last max bytes a process wrote, for error messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-// lastLines formats the last n lines as an indented block, or "" when nothing was written.
-func (t *tail) lastLines(n int) string {
-	t.mu.Lock()
-	text := strings.TrimRight(string(t.buf), "\n")
-	t.mu.Unlock()
-	if text == "" {
-		return "; it wrote nothing"
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "; its last output:\n    " + strings.Join(lines, "\n    ")
-}
-
-// lockedWriter serialises the stdout and stderr copiers writing to one Log.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // SyncBuffer is a bytes.Buffer that a server's output may be copied into (as StartOptions.Log,

@@ -162,10 +162,9 @@ func TestPortInUse(t *testing.T) {
 	if _, err := tg.Start(context.Background(), StartOptions{Port: port}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Start = %v, want %q", err, want)
 	}
-	var stdout, stderr bytes.Buffer
-	code := ServeCommand([]string{"--target", "fasthttp", "--port", strconv.Itoa(port)}, &stdout, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), want) {
-		t.Errorf("serve = %d, %q; want 2 and %q", code, stderr.String(), want)
+	fh, _ := Resolve("fasthttp")
+	if err := Serve(context.Background(), fh, ServeOptions{Port: port}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Serve = %v; want %q", err, want)
 	}
 }
 
@@ -198,25 +197,6 @@ func TestPortTakenWhileStarting(t *testing.T) {
 		}
 		if (&Server{Pid: s.Pid, Port: taken}).ownsListener() {
 			t.Errorf("%s: server pid %d said to own the other listener on %d", cmd, s.Pid, taken)
-		}
-	}
-}
-
-func TestServeCommandFlags(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		code int
-		say  string
-	}{
-		{[]string{"--help"}, 0, "--target"},
-		{[]string{"--bogus"}, 2, "bogus"},
-		{[]string{}, 2, "--target is required"},
-		{[]string{"--target", "nginx", "--port", "1"}, 2, "unknown target"},
-		{[]string{"--target", "nethttp", "--port", "70000"}, 2, "--port"},
-	} {
-		var out, errb bytes.Buffer
-		if code := ServeCommand(c.args, &out, &errb); code != c.code || !strings.Contains(errb.String(), c.say) {
-			t.Errorf("serve %v = %d, %q; want %d and %q", c.args, code, errb.String(), c.code, c.say)
 		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // Kind says how a target runs.
@@ -95,7 +97,7 @@ func Resolve(name string) (*Target, error) {
 }
 
 func resolveBinding(name, binary, make string, static bool) (*Target, error) {
-	root, err := RepoRoot()
+	root, err := machine.RepoRoot()
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
@@ -267,7 +269,7 @@ func depVersion(path string) string {
 			}
 		}
 	}
-	if root, err := RepoRoot(); err == nil {
+	if root, err := machine.RepoRoot(); err == nil {
 		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
 			for _, line := range strings.Split(string(b), "\n") {
 				f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))

@@ -20,16 +20,3 @@ func TestParseStatusRSS(t *testing.T) {
 		t.Fatalf("rss %d peak %d", rss, peak)
 	}
 }
-
-func TestCountCPUs(t *testing.T) {
-	for in, want := range map[string]int{"1": 1, "0-3": 4, "0-3,6": 5, "0,2,4": 3} {
-		if got, err := countCPUs(in); err != nil || got != want {
-			t.Errorf("countCPUs(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "a", "3-1", "1-"} {
-		if _, err := countCPUs(bad); err == nil {
-			t.Errorf("countCPUs(%q) accepted", bad)
-		}
-	}
-}

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // upstreamPackage is the pinned uWebSockets.js build (harness/targets/uws/package.json); builds
@@ -18,7 +20,7 @@ import (
 const upstreamPackage = "@trufflesuite/uws-js-unofficial"
 
 func resolveUWS() (*Target, error) {
-	root, err := RepoRoot()
+	root, err := machine.RepoRoot()
 	if err != nil {
 		return nil, fmt.Errorf("target uws: %w", err)
 	}

@@ -11,14 +11,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os/signal"
 	"reflect"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/spf13/pflag"
 )
 
 // Mismatch is one way a target's response differs from what its scenario wants.
@@ -87,7 +84,13 @@ func verifyOne(ctx context.Context, client *http.Client, target, addr string, sc
 	}
 	defer resp.Body.Close()
 
-	w := sc.Want
+	checkHead(resp, sc.Want, add)
+	checkBody(resp.Body, sc.Want, add)
+	return ms
+}
+
+// checkHead compares a response's status, content type and headers with w.
+func checkHead(resp *http.Response, w scenario.Want, add func(field, expected, got string)) {
 	if resp.StatusCode != w.Status {
 		add("status", fmt.Sprint(w.Status), fmt.Sprint(resp.StatusCode))
 	}
@@ -107,13 +110,17 @@ func verifyOne(ctx context.Context, client *http.Client, target, addr string, sc
 			add("header "+k, quote(v), quote(strings.Join(got, ", ")))
 		}
 	}
+}
 
+// checkBody compares a response body with w: its length and SHA-256 for a large body, its
+// JSON value for a JSON one, its bytes otherwise.
+func checkBody(r io.Reader, w scenario.Want, add func(field, expected, got string)) {
 	if w.BodySHA256 != "" {
 		h := sha256.New()
-		n, err := io.Copy(h, resp.Body)
+		n, err := io.Copy(h, r)
 		if err != nil {
 			add("body", fmt.Sprintf("%d bytes", w.BodyLen), fmt.Sprintf("read error after %d bytes: %v", n, err))
-			return ms
+			return
 		}
 		if n != int64(w.BodyLen) {
 			add("body length", fmt.Sprint(w.BodyLen), fmt.Sprint(n))
@@ -121,16 +128,16 @@ func verifyOne(ctx context.Context, client *http.Client, target, addr string, sc
 		if sum := hex.EncodeToString(h.Sum(nil)); sum != w.BodySHA256 {
 			add("body sha256", w.BodySHA256, sum)
 		}
-		return ms
+		return
 	}
-	got, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	got, err := io.ReadAll(io.LimitReader(r, maxBody+1))
 	if err != nil {
 		add("body", quoteBody(w.Body), fmt.Sprintf("read error after %d bytes: %v", len(got), err))
-		return ms
+		return
 	}
 	if len(got) > maxBody {
 		add("body", quoteBody(w.Body), fmt.Sprintf("more than %d bytes", maxBody))
-		return ms
+		return
 	}
 	if w.JSON {
 		var want, have any
@@ -144,7 +151,6 @@ func verifyOne(ctx context.Context, client *http.Client, target, addr string, sc
 	} else if !bytes.Equal(got, w.Body) {
 		add("body", quoteBody(w.Body), quoteBody(got))
 	}
-	return ms
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
@@ -164,95 +170,42 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// VerifyCommand is `bindrace verify --target T[,T…] [--scenario S,…]`: each target is started
-// fresh, every scenario checked, the server stopped. Exit 0 when all pass, 2 otherwise.
-func VerifyCommand(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tnames := fs.StringSliceP("target", "t", nil, "targets to verify, comma-separated: "+targetHelp())
-	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check")
-	cpus := fs.String("cpus", "", "taskset CPU list for the server (default: not pinned)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: bindrace verify --target T[,T…] [--scenario S,…]\n\n"+
-			"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
-			"Exit 0 when all pass, 2 on any mismatch or error.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "bindrace verify: %v (see --help)\n", err)
-		return 2
-	}
-	if len(*tnames) == 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "bindrace verify: --target is required ("+targetHelp()+")")
-		return 2
-	}
-	var scs []scenario.Scenario
-	for _, n := range *snames {
-		sc, err := scenario.ByName(n)
-		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-			return 2
-		}
-		scs = append(scs, sc)
-	}
-	// Resolve all first: a typo in the last name should not cost the first targets' runs.
-	var ts []*Target
-	for _, n := range *tnames {
-		t, err := Resolve(n)
-		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-			return 2
-		}
-		ts = append(ts, t)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+// VerifyTargets is `bindrace verify`: each target is started fresh (pinned to cpus, "" = not
+// pinned), every scenario checked, the server stopped. It calls report once per scenario
+// checked (err nil: it passed; else the *Mismatch errors, joined) and once with scenario ""
+// for a target that failed to start or to stop, and returns how many of those calls carried an
+// error. It stops early when ctx is cancelled.
+func VerifyTargets(ctx context.Context, ts []*Target, scs []scenario.Scenario, cpus string,
+	report func(target, scenario string, err error)) (failed int) {
 	defer StopAll()
-
-	failed := 0
 	for _, t := range ts {
 		if ctx.Err() != nil {
 			break
 		}
-		s, err := t.Start(ctx, StartOptions{CPUs: *cpus})
+		s, err := t.Start(ctx, StartOptions{CPUs: cpus})
 		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
+			report(t.Name, "", err)
 			failed++
 			continue
 		}
 		for _, sc := range scs {
 			err := Verify(ctx, t.Name, s.Addr(), []scenario.Scenario{sc})
-			if err == nil {
-				fmt.Fprintf(stdout, "ok    %s/%s\n", t.Name, sc.Name)
-				continue
-			}
-			failed++
-			fmt.Fprintf(stdout, "FAIL  %s/%s\n", t.Name, sc.Name)
-			for _, m := range unjoin(err) {
-				fmt.Fprintln(stderr, "mismatch:", m)
+			report(t.Name, sc.Name, err)
+			if err != nil {
+				failed++
 			}
 		}
 		if err := s.Stop(); err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
+			report(t.Name, "", err)
 			failed++
 		}
 	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "bindrace verify: interrupted")
-		return 2
-	}
-	if failed > 0 {
-		fmt.Fprintf(stderr, "bindrace verify: %d failure(s)\n", failed)
-		return 2
-	}
-	return 0
+	return failed
 }
 
-// unjoin lists the errors an errors.Join holds, or the error itself.
-func unjoin(err error) []error {
+// Mismatches lists the errors a Verify error joins (each a *Mismatch or a failed request), or
+// the error itself.
+func Mismatches(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}

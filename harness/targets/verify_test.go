@@ -42,7 +42,7 @@ func TestVerifyWrongServer(t *testing.T) {
 		t.Fatal("a server answering only hi passed verification")
 	}
 	var ms []*Mismatch
-	for _, e := range unjoin(err) {
+	for _, e := range Mismatches(err) {
 		var m *Mismatch
 		if !errors.As(e, &m) {
 			t.Fatalf("%v is not a *Mismatch", e)
@@ -82,31 +82,62 @@ func TestVerifyUnreachable(t *testing.T) {
 	}
 }
 
-func TestVerifyCommand(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := VerifyCommand([]string{"--target", "nethttp,fasthttp", "--scenario", "ping,params,json,ws-echo"}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("verify = %d\n%s%s", code, out.String(), errb.String())
+// VerifyTargets (`bindrace verify`) passes every scenario of the Go targets, and reports each
+// mismatch of a wrong server.
+func TestVerifyTargets(t *testing.T) {
+	type check struct {
+		target, scenario string
+		err              error
 	}
-	for _, want := range []string{"ok    nethttp/ping", "ok    nethttp/json", "ok    fasthttp/params", "ok    nethttp/ws-echo", "ok    fasthttp/ws-echo"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+	verify := func(names []string, scens ...string) (checks []check, failed int) {
+		t.Helper()
+		var ts []*Target
+		for _, n := range names {
+			tg, err := Resolve(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts = append(ts, tg)
+		}
+		var scs []scenario.Scenario
+		for _, n := range scens {
+			sc, err := scenario.ByName(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs = append(scs, sc)
+		}
+		failed = VerifyTargets(context.Background(), ts, scs, "", func(target, scenario string, err error) {
+			checks = append(checks, check{target, scenario, err})
+		})
+		return checks, failed
+	}
+	checks, failed := verify([]string{"nethttp", "fasthttp"}, "ping", "params", "json", "ws-echo")
+	if failed != 0 || len(checks) != 8 {
+		t.Fatalf("verify: %d failed of %+v", failed, checks)
+	}
+	for _, c := range checks {
+		if c.err != nil {
+			t.Errorf("%s/%s: %v", c.target, c.scenario, c.err)
 		}
 	}
 
 	srv := writeScript(t, "hi.py", hiServer)
-	out.Reset()
-	errb.Reset()
-	code = VerifyCommand([]string{"--target", "cmd:python3 " + srv + " {port}", "--scenario", "ping,params,ws-echo"}, &out, &errb)
-	if code != 2 || !strings.Contains(out.String(), "ok    cmd:python3") ||
-		!strings.Contains(errb.String(), `scenario params: body: expected "1 bun", got "hi"`) ||
-		!strings.Contains(errb.String(), `scenario ws-echo: upgrade: expected 101 Switching Protocols`) {
-		t.Errorf("verify of a wrong server = %d\n%s%s", code, out.String(), errb.String())
-	}
-
-	for _, args := range [][]string{{}, {"--target", "nginx"}, {"--target", "nethttp", "--scenario", "nope"}} {
-		if code := VerifyCommand(args, &out, &errb); code != 2 {
-			t.Errorf("verify %v = %d, want 2", args, code)
+	checks, failed = verify([]string{"cmd:python3 " + srv + " {port}"}, "ping", "params", "ws-echo")
+	var text string
+	for _, c := range checks {
+		if c.err != nil {
+			for _, m := range Mismatches(c.err) {
+				text += m.Error() + "\n"
+			}
 		}
+	}
+	if failed != 2 || checks[0].scenario != "ping" || checks[0].err != nil ||
+		!strings.Contains(text, `scenario params: body: expected "1 bun", got "hi"`) ||
+		!strings.Contains(text, `scenario ws-echo: upgrade: expected 101 Switching Protocols`) {
+		t.Errorf("verify of a wrong server: %d failed\n%s", failed, text)
+	}
+	if _, err := Resolve("nginx"); err == nil {
+		t.Error("unknown target nginx resolved")
 	}
 }

@@ -51,26 +51,7 @@ func verifyWS(ctx context.Context, target, addr string, sc scenario.Scenario) []
 	stop := context.AfterFunc(ctx, func() { c.NetConn().SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
-	echo := func(field string, op int, msg []byte) bool {
-		if err := c.WriteMessage(op, msg); err != nil {
-			add(field, wsShow(op, msg), "sending failed: "+err.Error())
-			return false
-		}
-		gotOp, got, err := c.ReadMessage()
-		switch {
-		case err != nil:
-			add(field, wsShow(op, msg), "no echo: "+err.Error())
-		case gotOp != op:
-			add(field+" opcode", wsOpName(op), wsOpName(gotOp)+" "+wsShow(gotOp, got))
-		case string(got) != string(msg):
-			add(field, wsShow(op, msg), wsShow(gotOp, got))
-		default:
-			return true
-		}
-		return false
-	}
-
-	if !echo("binary echo", websocket.BinaryMessage, sc.Body) {
+	if !verifyEcho(c, "binary echo", websocket.BinaryMessage, sc.Body, add) {
 		return ms
 	}
 	// The pong must arrive before the next echo: the server handles frames in order.
@@ -79,7 +60,7 @@ func verifyWS(ctx context.Context, target, addr string, sc scenario.Scenario) []
 	if err := c.WriteControl(websocket.PingMessage, []byte(wsVerifyPing), deadline); err != nil {
 		return add("pong", fmt.Sprintf("pong %q", wsVerifyPing), "sending the ping failed: "+err.Error())
 	}
-	if !echo("text echo", websocket.TextMessage, []byte(wsVerifyText)) {
+	if !verifyEcho(c, "text echo", websocket.TextMessage, []byte(wsVerifyText), add) {
 		return ms
 	}
 	switch {
@@ -89,24 +70,8 @@ func verifyWS(ctx context.Context, target, addr string, sc scenario.Scenario) []
 		return add("pong", fmt.Sprintf("pong %q", wsVerifyPing), fmt.Sprintf("pong %q", *pong))
 	}
 
-	// Close handshake: send 1000, the server must answer 1000 (RFC 6455 section 5.5.1).
-	if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline); err != nil {
-		return add("close", "close 1000 answered", "sending the close failed: "+err.Error())
-	}
-	for {
-		_, _, err := c.ReadMessage()
-		if err == nil {
-			continue // a data message sent before the server saw our close; the close follows
-		}
-		var ce *websocket.CloseError
-		switch {
-		case !errors.As(err, &ce):
-			return add("close", "close 1000 answered", err.Error())
-		case ce.Code != websocket.CloseNormalClosure:
-			return add("close", "close 1000 answered", fmt.Sprintf("close %d %q", ce.Code, ce.Text))
-		}
-		return ms
-	}
+	verifyClose(c, deadline, add)
+	return ms
 }
 
 func wsOpName(op int) string {
@@ -131,4 +96,50 @@ func wsShow(op int, b []byte) string {
 		s += "…"
 	}
 	return fmt.Sprintf("%d bytes %s", len(b), s)
+}
+
+// addMismatch records a mismatch of the WebSocket check and returns every one so far.
+type addMismatch func(field, expected, got string) []*Mismatch
+
+// verifyEcho sends msg as an op message and checks the echo.
+func verifyEcho(c *websocket.Conn, field string, op int, msg []byte, add addMismatch) bool {
+	if err := c.WriteMessage(op, msg); err != nil {
+		add(field, wsShow(op, msg), "sending failed: "+err.Error())
+		return false
+	}
+	gotOp, got, err := c.ReadMessage()
+	switch {
+	case err != nil:
+		add(field, wsShow(op, msg), "no echo: "+err.Error())
+	case gotOp != op:
+		add(field+" opcode", wsOpName(op), wsOpName(gotOp)+" "+wsShow(gotOp, got))
+	case string(got) != string(msg):
+		add(field, wsShow(op, msg), wsShow(gotOp, got))
+	default:
+		return true
+	}
+	return false
+}
+
+// verifyClose runs the close handshake: it sends 1000, and the server must answer 1000 (RFC 6455
+// section 5.5.1).
+func verifyClose(c *websocket.Conn, deadline time.Time, add addMismatch) {
+	if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline); err != nil {
+		add("close", "close 1000 answered", "sending the close failed: "+err.Error())
+		return
+	}
+	for {
+		_, _, err := c.ReadMessage()
+		if err == nil {
+			continue // a data message sent before the server saw our close; the close follows
+		}
+		var ce *websocket.CloseError
+		switch {
+		case !errors.As(err, &ce):
+			add("close", "close 1000 answered", err.Error())
+		case ce.Code != websocket.CloseNormalClosure:
+			add("close", "close 1000 answered", fmt.Sprintf("close %d %q", ce.Code, ce.Text))
+		}
+		return
+	}
 }

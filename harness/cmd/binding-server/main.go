@@ -15,12 +15,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/bindrace/bindrace/binding"
+	"github.com/bindrace/bindrace/harness/internal/interrupt"
 )
 
 func main() {
@@ -49,9 +48,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "binding-server:", err)
 		os.Exit(1)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	<-sig
+	stopped, stop := interrupt.Context(interrupt.Commands, interrupt.Handlers{})
+	defer stop()
+	<-stopped.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := app.Shutdown(ctx); err != nil {

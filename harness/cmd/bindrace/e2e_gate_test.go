@@ -147,38 +147,7 @@ func TestDeterministicGate(t *testing.T) {
 		t.Errorf("gate against its own baseline: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
 
-	// Bad baselines: exit 2 with what is wrong, nothing gated.
-	var b map[string]any
-	raw, _ := os.ReadFile(base)
-	json.Unmarshal(raw, &b)
-	writeVariant := func(name string, change func(map[string]any)) string {
-		var v map[string]any
-		json.Unmarshal(raw, &v)
-		change(v)
-		p := filepath.Join(tmp, name+".json")
-		out, _ := json.Marshal(v)
-		os.WriteFile(p, out, 0o644)
-		return p
-	}
-	otherScenario := writeVariant("scenario", func(v map[string]any) { v["entries"].([]any)[0].(map[string]any)["scenario"] = "params" })
-	otherPipelining := writeVariant("pipelining", func(v map[string]any) { v["entries"].([]any)[0].(map[string]any)["pipelining"] = 1.0 })
-	otherBuild := writeVariant("build", func(v map[string]any) { v["build"].(map[string]any)["kind"] = "plain" })
-	futureSchema := writeVariant("schema", func(v map[string]any) { v["schema_version"] = 99.0 })
-	garbage := filepath.Join(tmp, "garbage.json")
-	os.WriteFile(garbage, []byte("{not json"), 0o644)
-	for _, c := range []struct{ file, want string }{
-		{otherScenario, "no entry for scenario ping, 100 connections, pipelining 10 (it has: scenario params"},
-		{otherPipelining, "no entry for scenario ping, 100 connections, pipelining 10"},
-		{otherBuild, `build kind: baseline "plain", session "release"`},
-		{futureSchema, "schema_version 99"},
-		{garbage, "is not a baseline"},
-		{filepath.Join(tmp, "missing.json"), "no such file"},
-	} {
-		g := cli(t, 20*time.Second, "gate", aaDir, "--baseline", c.file)
-		if g.code != 2 || !strings.Contains(g.stderr, c.want) {
-			t.Errorf("baseline %s: exit %d, want 2 with %q\n%s", filepath.Base(c.file), g.code, c.want, g.stderr)
-		}
-	}
+	checkBadBaselines(t, tmp, aaDir, base)
 
 	// A candidate that really does more work per response (the test-only regress build: the
 	// release library, ping hashing its path 4 times) against that baseline: FAIL, exit 1.
@@ -242,4 +211,40 @@ func TestRaceInterleavedWindows(t *testing.T) {
 		}
 	}
 	noLeftovers(t)
+}
+
+// checkBadBaselines: gating the session in aaDir against a baseline of another scenario,
+// shape, build or schema, or against no baseline at all, exits 2 with what is wrong, nothing
+// gated.
+func checkBadBaselines(t *testing.T, tmp, aaDir, base string) {
+	t.Helper()
+	raw, _ := os.ReadFile(base)
+	writeVariant := func(name string, change func(map[string]any)) string {
+		var v map[string]any
+		json.Unmarshal(raw, &v)
+		change(v)
+		p := filepath.Join(tmp, name+".json")
+		out, _ := json.Marshal(v)
+		os.WriteFile(p, out, 0o644)
+		return p
+	}
+	otherScenario := writeVariant("scenario", func(v map[string]any) { v["entries"].([]any)[0].(map[string]any)["scenario"] = "params" })
+	otherPipelining := writeVariant("pipelining", func(v map[string]any) { v["entries"].([]any)[0].(map[string]any)["pipelining"] = 1.0 })
+	otherBuild := writeVariant("build", func(v map[string]any) { v["build"].(map[string]any)["kind"] = "plain" })
+	futureSchema := writeVariant("schema", func(v map[string]any) { v["schema_version"] = 99.0 })
+	garbage := filepath.Join(tmp, "garbage.json")
+	os.WriteFile(garbage, []byte("{not json"), 0o644)
+	for _, c := range []struct{ file, want string }{
+		{otherScenario, "no entry for scenario ping, 100 connections, pipelining 10 (it has: scenario params"},
+		{otherPipelining, "no entry for scenario ping, 100 connections, pipelining 10"},
+		{otherBuild, `build kind: baseline "plain", session "release"`},
+		{futureSchema, "schema_version 99"},
+		{garbage, "is not a baseline"},
+		{filepath.Join(tmp, "missing.json"), "no such file"},
+	} {
+		g := cli(t, 20*time.Second, "gate", aaDir, "--baseline", c.file)
+		if g.code != 2 || !strings.Contains(g.stderr, c.want) {
+			t.Errorf("baseline %s: exit %d, want 2 with %q\n%s", filepath.Base(c.file), g.code, c.want, g.stderr)
+		}
+	}
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -29,7 +31,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	root = session.FindRoot(".")
+	root = machine.FindRoot(".")
 	tmp, err := os.MkdirTemp("", "bindrace-e2e-")
 	if err != nil {
 		panic(err)
@@ -182,20 +184,7 @@ func TestRaceJSON(t *testing.T) {
 	if s.SchemaVersion != session.SchemaVersion || s.CILevel != 0.95 || s.CIPct == nil || s.CIConfidence < 0.95 {
 		t.Errorf("schema %d, level %v, interval %v at %v", s.SchemaVersion, s.CILevel, s.CIPct, s.CIConfidence)
 	}
-	// Every check says what it compared, with its interval and real coverage where statistical.
-	metrics := map[string]session.Check{}
-	for _, c := range s.Checks {
-		metrics[c.Metric] = c
-	}
-	if c := metrics["rps"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.95 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
-		t.Errorf("throughput check %+v", c)
-	}
-	if c := metrics["p99_ms"]; c.Interval == nil || c.Bound != "max" || c.Limit != 25 {
-		t.Errorf("p99 check %+v", c)
-	}
-	if c := metrics["errors"]; c.Verdict != session.Pass || c.Confidence != nil {
-		t.Errorf("errors check %+v", c)
-	}
+	checkRaceChecks(t, s.Checks)
 	// Both sides ran on the same CPU with one thread each, and say what they are.
 	for _, sd := range []session.Side{s.SideA, s.SideB} {
 		if sd.Threads != 1 || sd.CPUs == "" || sd.Build["kind"] == "" {
@@ -211,19 +200,7 @@ func TestRaceJSON(t *testing.T) {
 	if len(s.Pairs) != 6 || s.Pairs[0].Order != "AB" || s.Pairs[1].Order != "BA" {
 		t.Fatalf("pairs: %+v", s.Pairs)
 	}
-	for _, p := range s.Pairs {
-		for _, run := range []session.Run{p.A, p.B} {
-			if run.RPS <= 0 || run.P99Ms <= 0 || run.ServerCPUPct <= 0 || run.Responses <= 0 || run.Error != "" {
-				t.Errorf("pair %d %s: rps %v p99 %v cpu %v responses %d error %q", p.Index, run.Target, run.RPS, run.P99Ms, run.ServerCPUPct, run.Responses, run.Error)
-			}
-			if run.Threads != 1 || run.BusyPct < 0 || run.BusyPct > 100 {
-				t.Errorf("pair %d %s: threads %d busy %v", p.Index, run.Target, run.Threads, run.BusyPct)
-			}
-			if run.RSSMiB <= 0 || run.PeakRSSMiB <= 0 || run.StartupMs <= 0 {
-				t.Errorf("pair %d %s: rss %v peak %v startup %v", p.Index, run.Target, run.RSSMiB, run.PeakRSSMiB, run.StartupMs)
-			}
-		}
-	}
+	checkRaceRuns(t, s.Pairs)
 	// The slots say who went first.
 	if s.Pairs[0].A.Slot != 0 || s.Pairs[1].A.Slot != 1 {
 		t.Errorf("slots: %d %d", s.Pairs[0].A.Slot, s.Pairs[1].A.Slot)
@@ -233,12 +210,12 @@ func TestRaceJSON(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	raw, err := session.LoadRaw(dir)
-	if err != nil || len(raw.Runs) != 12 {
-		t.Errorf("raw.json: %v runs, %v", raw, err)
+	var raw session.Raw
+	if err := session.ReadJSON(filepath.Join(dir, session.RawFile), &raw); err != nil || len(raw.Runs) != 12 {
+		t.Errorf("raw.json: %d runs, %v", len(raw.Runs), err)
 	}
-	man, err := session.LoadManifest(dir)
-	if err != nil || man.Kernel == "" || len(man.Command) == 0 || man.Targets["fasthttp"] == nil {
+	var man session.Manifest
+	if err := session.ReadJSON(filepath.Join(dir, session.ManifestFile), &man); err != nil || man.Kernel == "" || len(man.Command) == 0 || man.Targets["fasthttp"] == nil {
 		t.Errorf("manifest: %+v %v", man, err)
 	}
 	noLeftovers(t)
@@ -453,7 +430,7 @@ func TestRaceSet(t *testing.T) {
 			t.Errorf("%s: %v", e.Name, err)
 			continue
 		}
-		if ix.Verdict != race.Worst(ix.Verdict, s.Verdict) {
+		if ix.Verdict != gate.Worst(ix.Verdict, s.Verdict) {
 			t.Errorf("index verdict %s is not the worst (%s has %s)", ix.Verdict, e.Name, s.Verdict)
 		}
 	}
@@ -587,6 +564,44 @@ func TestLoadDispatch(t *testing.T) {
 	for _, args := range [][]string{{"load", "--scenario", "ws-echo", "wss://" + addr + "/ws"}, {"load", "--scenario", "nope", addr}} {
 		if r := cli(t, 10*time.Second, args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("%q: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// checkRaceChecks: every check of TestRaceJSON's race says what it compared, with its interval
+// and real coverage where statistical.
+func checkRaceChecks(t *testing.T, checks []session.Check) {
+	t.Helper()
+	metrics := map[string]session.Check{}
+	for _, c := range checks {
+		metrics[c.Metric] = c
+	}
+	if c := metrics["rps"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.95 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
+		t.Errorf("throughput check %+v", c)
+	}
+	if c := metrics["p99_ms"]; c.Interval == nil || c.Bound != "max" || c.Limit != 25 {
+		t.Errorf("p99 check %+v", c)
+	}
+	if c := metrics["errors"]; c.Verdict != session.Pass || c.Confidence != nil {
+		t.Errorf("errors check %+v", c)
+	}
+}
+
+// checkRaceRuns: every run of TestRaceJSON's race measured, on one thread, with its memory and
+// startup.
+func checkRaceRuns(t *testing.T, pairs []session.Pair) {
+	t.Helper()
+	for _, p := range pairs {
+		for _, run := range []session.Run{p.A, p.B} {
+			if run.RPS <= 0 || run.P99Ms <= 0 || run.ServerCPUPct <= 0 || run.Responses <= 0 || run.Error != "" {
+				t.Errorf("pair %d %s: rps %v p99 %v cpu %v responses %d error %q", p.Index, run.Target, run.RPS, run.P99Ms, run.ServerCPUPct, run.Responses, run.Error)
+			}
+			if run.Threads != 1 || run.BusyPct < 0 || run.BusyPct > 100 {
+				t.Errorf("pair %d %s: threads %d busy %v", p.Index, run.Target, run.Threads, run.BusyPct)
+			}
+			if run.RSSMiB <= 0 || run.PeakRSSMiB <= 0 || run.StartupMs <= 0 {
+				t.Errorf("pair %d %s: rss %v peak %v startup %v", p.Index, run.Target, run.RSSMiB, run.PeakRSSMiB, run.StartupMs)
+			}
 		}
 	}
 }

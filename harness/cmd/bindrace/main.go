@@ -14,11 +14,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/load"
-	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/bindrace/bindrace/harness/targets"
 	"github.com/bindrace/bindrace/harness/wsload"
 )
 
@@ -31,17 +28,17 @@ type command struct {
 }
 
 var commands = []command{
-	{"serve", "run one target's scenario server in the foreground", targets.ServeCommand},
-	{"verify", "check every scenario on each target", targets.VerifyCommand},
-	{"race", "race two targets in balanced AB/BA pairs, gate, write reports", race.RaceCommand},
-	{"matrix", "N targets, shuffled order per round, position-bias check", race.MatrixCommand},
-	{"counters", "hardware/software counters per response (perf or cachegrind)", counters.Command},
+	{"serve", "run one target's scenario server in the foreground", serveCommand},
+	{"verify", "check every scenario on each target", verifyCommand},
+	{"race", "race two targets in balanced AB/BA pairs, gate, write reports", raceCommand},
+	{"matrix", "N targets, shuffled order per round, position-bias check", matrixCommand},
+	{"counters", "hardware/software counters per response (perf or cachegrind)", countersCommand},
 	{"load", "the built-in load generator alone, like wrk (HTTP, or WebSocket ws-echo)", loadCommand},
-	{"report", "render a saved session (md, html, csv, json, benchfmt)", race.ReportCommand},
-	{"gate", "re-apply the gate to a saved session (and hold it to a baseline)", race.GateCommand},
-	{"baseline", "write a session's deterministic counts to a baseline file (baseline write DIR)", race.BaselineCommand},
-	{"noise", "take run-to-run variance apart: slices, windows, processes", race.NoiseCommand},
-	{"calibrate", "what the gate catches here: A/A races and races against a known slowdown", race.CalibrateCommand},
+	{"report", "render a saved session (md, html, csv, json, benchfmt)", reportCommand},
+	{"gate", "re-apply the gate to a saved session (and hold it to a baseline)", gateCommand},
+	{"baseline", "write a session's deterministic counts to a baseline file (baseline write DIR)", baselineCommand},
+	{"noise", "take run-to-run variance apart: slices, windows, processes", noiseCommand},
+	{"calibrate", "what the gate catches here: A/A races and races against a known slowdown", calibrateCommand},
 	{"version", "print the version", versionCommand},
 }
 

@@ -1,5 +1,9 @@
-// Package machine holds the facts about the machine that several harness parts need: how busy
-// its CPUs are (cpustat.go).
+// Package machine is the one owner of the facts about the machine and the checkout that several
+// harness parts need: CPU lists (parse, count, complement, overlap, check), the default split of
+// the CPUs between a server and the load generator and pinning the harness (cpus.go); how busy
+// the CPUs are (cpustat.go); the repository root (root.go); the source hash, the same algorithm
+// as scripts/source-hash.sh (sourcehash.go); and the environment a session's manifest.json
+// records (environment.go).
 package machine
 
 import (

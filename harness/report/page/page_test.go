@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 const (
@@ -57,16 +58,8 @@ func raceFixture(a string) (session.Summary, session.Raw, map[string]any) {
 		if i%2 == 1 {
 			order, slotA, slotB = "BA", 1, 0
 		}
-		run := func(target string, slot int, rps, p99 float64, cpu, rss, heap, startup float64, art int64) session.Run {
-			return session.Run{
-				Target: target, Scenario: "ping", Slot: slot, RPS: rps, Responses: int64(rps * 10), DurationS: 10,
-				P50Ms: round2(p99 * 0.42), P95Ms: round2(p99 * 0.89), P99Ms: p99, P999Ms: round2(p99 * 1.6), MaxMs: p99 * 3,
-				ServerCPUPct: cpu, RPSPerCPUSecond: math.Round(rps / (cpu / 100)), RSSMiB: rss, PeakRSSMiB: rss + 3.2,
-				HeapMiB: heap, StartupMs: startup, ArtifactBytes: art,
-			}
-		}
-		ra := run(a, slotA, fixRPSA[i], fixP99A[i], 98.3, 59.6, 4.1, 38.5, 9_437_184)
-		rb := run("uws", slotB, fixRPSB[i], fixP99B[i], 98.2, 60.5, 11.8, 212.4, 1_593_344)
+		ra := fixtureRun(a, slotA, fixRPSA[i], fixP99A[i], 98.3, 59.6, 4.1, 38.5, 9_437_184)
+		rb := fixtureRun("uws", slotB, fixRPSB[i], fixP99B[i], 98.2, 60.5, 11.8, 212.4, 1_593_344)
 		d := round2((fixRPSA[i] - fixRPSB[i]) / fixRPSB[i] * 100)
 		if d > 0 {
 			wins++
@@ -123,14 +116,35 @@ func raceFixture(a string) (session.Summary, session.Raw, map[string]any) {
 		Started:    time.Date(2026, 11, 3, 14, 5, 0, 0, time.UTC),
 		Finished:   time.Date(2026, 11, 3, 14, 9, 12, 0, time.UTC),
 	}
-	man := map[string]any{
+	// The runtime table as stats stores it (the page computes nothing).
+	var runsA, runsB []session.Run
+	for _, p := range pairs {
+		runsA, runsB = append(runsA, p.A), append(runsB, p.B)
+	}
+	sum.Runtime = stats.Runtime(runsA, runsB, med)
+	return sum, raw, fixtureManifest(cmd)
+}
+
+// fixtureRun is one run of the race fixture; its percentiles, CPU figures and RSS follow from
+// rps and p99.
+func fixtureRun(target string, slot int, rps, p99 float64, cpu, rss, heap, startup float64, art int64) session.Run {
+	return session.Run{
+		Target: target, Scenario: "ping", Slot: slot, RPS: rps, Responses: int64(rps * 10), DurationS: 10,
+		P50Ms: round2(p99 * 0.42), P95Ms: round2(p99 * 0.89), P99Ms: p99, P999Ms: round2(p99 * 1.6), MaxMs: p99 * 3,
+		ServerCPUPct: cpu, RPSPerCPUSecond: math.Round(rps / (cpu / 100)), RSSMiB: rss, PeakRSSMiB: rss + 3.2,
+		HeapMiB: heap, StartupMs: startup, ArtifactBytes: art,
+	}
+}
+
+// fixtureManifest is the race fixture's manifest.json.
+func fixtureManifest(cmd []string) map[string]any {
+	return map[string]any{
 		"kernel": "Linux 6.1.0-27-amd64 x86_64", "cpu_model": "AMD EPYC 7B13", "cpus": 2, "governor": "performance",
 		"loadavg_before": "1.80 0.95 0.40", "go": "go1.26.8", "node": "v20.18.1", "clang": "Debian clang version 19.1.7",
 		"upstream": "@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0", "git_commit": "4f1c2a9e0b7d",
 		"build":   map[string]any{"release": map[string]any{"flags": "-O3 -flto=thin -fprofile-instr-use", "profile_sha256": "9b0e…c1"}},
 		"command": strings.Join(cmd, " "),
 	}
-	return sum, raw, man
 }
 
 func matrixFixture() (session.Matrix, session.Raw, map[string]any) {
@@ -178,6 +192,17 @@ func matrixFixture() (session.Matrix, session.Raw, map[string]any) {
 		SlotCorrelation: 0.09,
 		Started:         time.Date(2026, 11, 3, 15, 0, 0, 0, time.UTC),
 	}
+	// What stats stores for the table and the position-bias chart (the page computes nothing).
+	best := 0.0
+	for _, t := range m.PerTarget {
+		best = max(best, t.MeanRPS)
+	}
+	for i := range m.PerTarget {
+		m.PerTarget[i].Runs = len(orders)
+		m.PerTarget[i].VsBestPct = (m.PerTarget[i].MeanRPS - best) / best * 100
+	}
+	m.Normalized = stats.Normalized(runs)
+	m.SlotFit = stats.SlotFit(m.Normalized)
 	return m, session.Raw{Runs: runs}, map[string]any{"kernel": "Linux 6.1.0-27-amd64", "cpus": 2}
 }
 
@@ -554,24 +579,7 @@ func TestBrowserRace(t *testing.T) {
 		t.Error(`missing "All 10 pairs, no selection."`)
 	}
 
-	// One card per pair, with the numbers of summary.json.
-	cards := strings.Split(dom, `<article `)[1:]
-	if len(cards) != len(sum.Pairs) {
-		t.Fatalf("%d pair cards, want %d", len(cards), len(sum.Pairs))
-	}
-	for i, p := range sum.Pairs {
-		c := cards[i]
-		for attr, want := range map[string]string{"data-rps-a": jsNum(p.A.RPS), "data-rps-b": jsNum(p.B.RPS), "data-order": p.Order, "data-delta": jsNum(p.DeltaPct)} {
-			if !strings.Contains(c, attr+`="`+want+`"`) {
-				t.Errorf("pair %d: %s is not %q", i+1, attr, want)
-			}
-		}
-		for tid, want := range map[string]string{"rps-a": groupInt(p.A.RPS), "rps-b": groupInt(p.B.RPS), "pair-delta": pctDelta(p.DeltaPct), "p99-a": msText(p.A.P99Ms), "p99-b": msText(p.B.P99Ms)} {
-			if got := textOf(t, c, tid); got != want {
-				t.Errorf("pair %d: %s shows %q, want %q", i+1, tid, got, want)
-			}
-		}
-	}
+	checkPairCards(t, dom, sum)
 
 	// Pairs chart: one circle per side per pair, values equal to summary.json, plus the threshold line.
 	pc := chart(t, dom, "pairs")
@@ -674,3 +682,25 @@ func TestBrowserHostileIsInert(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// checkPairCards: one card per pair, with the numbers of summary.json.
+func checkPairCards(t *testing.T, dom string, sum session.Summary) {
+	t.Helper()
+	cards := strings.Split(dom, `<article `)[1:]
+	if len(cards) != len(sum.Pairs) {
+		t.Fatalf("%d pair cards, want %d", len(cards), len(sum.Pairs))
+	}
+	for i, p := range sum.Pairs {
+		c := cards[i]
+		for attr, want := range map[string]string{"data-rps-a": jsNum(p.A.RPS), "data-rps-b": jsNum(p.B.RPS), "data-order": p.Order, "data-delta": jsNum(p.DeltaPct)} {
+			if !strings.Contains(c, attr+`="`+want+`"`) {
+				t.Errorf("pair %d: %s is not %q", i+1, attr, want)
+			}
+		}
+		for tid, want := range map[string]string{"rps-a": groupInt(p.A.RPS), "rps-b": groupInt(p.B.RPS), "pair-delta": pctDelta(p.DeltaPct), "p99-a": msText(p.A.P99Ms), "p99-b": msText(p.B.P99Ms)} {
+			if got := textOf(t, c, tid); got != want {
+				t.Errorf("pair %d: %s shows %q, want %q", i+1, tid, got, want)
+			}
+		}
+	}
+}

@@ -138,15 +138,4 @@ export function tone(delta: number | undefined, higherIsBetter: boolean, flat = 
   return (delta > 0) === higherIsBetter ? "good" : "bad";
 }
 
-export function median(xs: number[]): number {
-  const v = xs.filter(finite).sort((p, q) => p - q);
-  if (v.length === 0) return NaN;
-  const m = v.length >> 1;
-  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
-export function deltaPct(a: number, b: number): number {
-  return finite(a) && finite(b) && b !== 0 ? ((a - b) / b) * 100 : NaN;
-}
-
 export { finite };

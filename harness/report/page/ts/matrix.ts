@@ -16,7 +16,7 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
   const shape = m.shape ?? {};
   const targets = m.targets ?? (m.per_target ?? []).map((t) => t.target);
   const runs = m.runs ?? [];
-  const stats = statsOf(m, targets, runs);
+  const stats = statsOf(m, targets);
   const color = (t: string) => PALETTE[Math.max(0, targets.indexOf(t)) % PALETTE.length];
 
   root.appendChild(
@@ -48,7 +48,7 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
     ),
   );
 
-  const best = stats.reduce((p, q) => ((q.mean_rps ?? 0) > (p?.mean_rps ?? 0) ? q : p), stats[0]);
+  const best = stats.find((t) => t.vs_best_pct === 0 && (t.mean_rps ?? 0) > 0);
   if (best) {
     root.appendChild(
       h(
@@ -58,7 +58,7 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
           "div",
           { class: "headline", "data-testid": "headline", "data-value": best.mean_rps ?? "" },
           h("div", { class: "headline-delta flat", style: `color:${color(best.target)}` }, best.target),
-          h("p", { class: "headline-text" }, "served the most responses per second: ", h("b", { class: "num" }, F.rps(best.mean_rps)), ` mean over ${runsOf(runs, best.target).length || "its"} runs`),
+          h("p", { class: "headline-text" }, "served the most responses per second: ", h("b", { class: "num" }, F.rps(best.mean_rps)), ` mean over ${best.runs || "its"} runs`),
         ),
       ),
     );
@@ -77,7 +77,7 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
       "Throughput per target",
       h("p", { class: "note" }, "Mean of every round \u00b1 one standard deviation; bars start at zero."),
       h("figure", { class: "figure" }, barChart(stats, color)),
-      targetTable(stats, runs),
+      targetTable(stats),
     ),
   );
   root.appendChild(
@@ -85,7 +85,7 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
       "position-bias",
       "Position bias",
       h("p", { class: "note" }, "Each dot is one run: its throughput divided by its target\u2019s mean, placed at the slot it ran in. A flat cloud means the order of a round did not matter; a slope means early or late slots were favoured (thermal drift, caches)."),
-      h("figure", { class: "figure" }, biasChart(runs, targets, stats, color, r)),
+      h("figure", { class: "figure" }, biasChart(m, runs, targets, color, r)),
     ),
   );
   root.appendChild(ordersSection(m, runs, targets));
@@ -94,20 +94,10 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
   root.appendChild(footer(d.raw));
 }
 
-function runsOf(runs: Run[], t: string): Run[] {
-  return runs.filter((r) => r.target === t && !r.error);
-}
-
-function statsOf(m: Matrix, targets: string[], runs: Run[]): TargetStats[] {
+// statsOf is each target's row as stats stored it in summary.json, in the targets' order.
+function statsOf(m: Matrix, targets: string[]): TargetStats[] {
   const given = m.per_target ?? [];
-  return targets.map((t) => {
-    const g = given.find((x) => x.target === t);
-    if (g) return g;
-    const v = runsOf(runs, t).map((r) => r.rps);
-    const mean = v.reduce((p, q) => p + q, 0) / (v.length || 1);
-    const sd = Math.sqrt(v.reduce((p, q) => p + (q - mean) * (q - mean), 0) / Math.max(1, v.length - 1));
-    return { target: t, mean_rps: mean, stddev_rps: sd, cv_pct: mean ? (sd / mean) * 100 : 0, median_rps: F.median(v), min_rps: Math.min(...v), max_rps: Math.max(...v) };
-  });
+  return targets.map((t) => given.find((x) => x.target === t) ?? { target: t });
 }
 
 function barChart(stats: TargetStats[], color: (t: string) => string): SVGElement {
@@ -135,8 +125,7 @@ function barChart(stats: TargetStats[], color: (t: string) => string): SVGElemen
   return svg;
 }
 
-function targetTable(stats: TargetStats[], runs: Run[]): HTMLElement {
-  const best = Math.max(...stats.map((t) => t.mean_rps ?? 0));
+function targetTable(stats: TargetStats[]): HTMLElement {
   return h(
     "div",
     { class: "table-scroll" },
@@ -156,11 +145,11 @@ function targetTable(stats: TargetStats[], runs: Run[]): HTMLElement {
           "tr",
           { "data-testid": "target-row", "data-target": t.target, "data-mean": t.mean_rps ?? "", "data-stddev": t.stddev_rps ?? "" },
           h("th", { scope: "row" }, t.target),
-          h("td", { class: "num" }, String(runsOf(runs, t.target).length)),
+          h("td", { class: "num" }, String(t.runs ?? 0)),
           h("td", { class: "num strong" }, F.rps(t.mean_rps)),
           h("td", { class: "num" }, F.rps(t.stddev_rps)),
           h("td", { class: "num" }, F.pct(t.cv_pct, 2)),
-          h("td", { class: `num delta ${F.tone(F.deltaPct(t.mean_rps ?? NaN, best), true)}` }, t.mean_rps === best ? "best" : F.pctDelta(F.deltaPct(t.mean_rps ?? NaN, best), 1)),
+          h("td", { class: `num delta ${F.tone(t.vs_best_pct ?? NaN, true)}` }, t.vs_best_pct === 0 ? "best" : F.pctDelta(t.vs_best_pct ?? NaN, 1)),
           h("td", { class: "num" }, F.rps(t.median_rps)),
           h("td", { class: "num" }, F.rps(t.min_rps)),
           h("td", { class: "num" }, F.rps(t.max_rps)),
@@ -175,11 +164,9 @@ function targetTable(stats: TargetStats[], runs: Run[]): HTMLElement {
   );
 }
 
-function biasChart(runs: Run[], targets: string[], stats: TargetStats[], color: (t: string) => string, r: number | undefined): SVGElement {
+function biasChart(m: Matrix, runs: Run[], targets: string[], color: (t: string) => string, r: number | undefined): SVGElement {
   const b: Box = { w: 1040, h: 340, top: 44, right: 24, bottom: 48, left: 72 };
-  const mean: Record<string, number> = {};
-  for (const t of stats) mean[t.target] = t.mean_rps ?? 0;
-  const pts = runs.filter((x) => !x.error && mean[x.target] > 0).map((x) => ({ run: x, v: x.rps / mean[x.target] }));
+  const pts = (m.normalized ?? []).map((p) => ({ run: p, v: p.normalized }));
   const slots = Math.max(targets.length, ...runs.map((x) => x.slot + 1), 1);
   const vs = pts.map((p) => p.v);
   const dev = Math.max(0.02, ...vs.map((v) => Math.abs(v - 1))) * 1.15;
@@ -194,14 +181,11 @@ function biasChart(runs: Run[], targets: string[], stats: TargetStats[], color: 
   for (let k = 0; k < slots; k++) svg.appendChild(s("text", { x: round(x(k)), y: b.h - b.bottom + 20, "text-anchor": "middle", class: "tick strong" }, `${k + 1}`));
   svg.appendChild(s("line", { x1: b.left, x2: b.w - b.right, y1: round(y(1)), y2: round(y(1)), class: "ref" }));
 
-  // least-squares fit of v on slot
-  if (pts.length > 1) {
-    const n = pts.length;
-    const mx = pts.reduce((p, q) => p + q.run.slot, 0) / n, my = pts.reduce((p, q) => p + q.v, 0) / n;
-    const sxx = pts.reduce((p, q) => p + (q.run.slot - mx) ** 2, 0);
-    const k = sxx ? pts.reduce((p, q) => p + (q.run.slot - mx) * (q.v - my), 0) / sxx : 0;
-    const f = (sl: number) => my + k * (sl - mx);
-    svg.appendChild(s("line", { x1: round(x(0)), x2: round(x(slots - 1)), y1: round(y(f(0))), y2: round(y(f(slots - 1))), class: "fit", "data-slope": k }));
+  // the least-squares fit of normalized throughput on slot, as stats stored it
+  const fit = m.slot_fit;
+  if (fit) {
+    const f = (sl: number) => fit.intercept + fit.slope * sl;
+    svg.appendChild(s("line", { x1: round(x(0)), x2: round(x(slots - 1)), y1: round(y(f(0))), y2: round(y(f(slots - 1))), class: "fit", "data-slope": fit.slope }));
   }
   // jitter deterministically within the slot so runs of one slot do not overlap
   const seen: Record<number, number> = {};

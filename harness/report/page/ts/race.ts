@@ -43,7 +43,7 @@ export function renderRace(d: Data, root: HTMLElement): void {
 
   root.appendChild(pairsSection(sm, pairs));
   root.appendChild(latencySection(sm, pairs));
-  root.appendChild(metricsSection(sm, pairs));
+  root.appendChild(metricsSection(sm));
   root.appendChild(checksSection(sm));
   root.appendChild(countersSection(sm));
   root.appendChild(statsSection(sm, pairs));
@@ -82,19 +82,21 @@ function verdictBanner(sm: Summary): HTMLElement {
   );
 }
 
-function med(pairs: Pair[], side: "a" | "b", f: (r: Run) => number | undefined): number {
-  return F.median(pairs.map((p) => f(p[side]) as number).filter((x) => F.finite(x) && x !== 0));
+// fig is side's figure of the runtime table stats stored in summary.json (NaN: not reported);
+// the page computes no statistic of its own.
+function fig(sm: Summary, key: string, side: "a" | "b"): number {
+  return sm.runtime?.[key]?.[side] ?? NaN;
 }
 
 function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
   const unit = unitOf(sm);
   const delta = sm.median_delta_pct ?? NaN;
-  const rpsA = sm.stats_a?.median_rps || med(pairs, "a", (r) => r.rps);
-  const rpsB = sm.stats_b?.median_rps || med(pairs, "b", (r) => r.rps);
-  const p95A = sm.stats_a?.median_p95_ms || med(pairs, "a", (r) => r.p95_ms);
-  const p99A = sm.stats_a?.median_p99_ms || med(pairs, "a", (r) => r.p99_ms);
-  const p95B = sm.stats_b?.median_p95_ms || med(pairs, "b", (r) => r.p95_ms);
-  const p99B = sm.stats_b?.median_p99_ms || med(pairs, "b", (r) => r.p99_ms);
+  const rpsA = fig(sm, "rps", "a");
+  const rpsB = fig(sm, "rps", "b");
+  const p95A = fig(sm, "p95_ms", "a");
+  const p99A = fig(sm, "p99_ms", "a");
+  const p95B = fig(sm, "p95_ms", "b");
+  const p99B = fig(sm, "p99_ms", "b");
   const p95d = sm.paired?.p95_ms?.median_pct;
   const p99d = sm.paired?.p99_ms?.median_pct;
   const pinned = upstream ? prettyUpstream(upstream) : sm.b === "uws" ? "uWebSockets.js" : "";
@@ -277,15 +279,15 @@ function latencySection(sm: Summary, pairs: Pair[]): HTMLElement {
     "latency",
     "Latency percentiles",
     h("p", { class: "note" }, `Median over the ${pairs.length} pairs of each run\u2019s percentile; latency is the arrival of a response minus the write of its pipelined batch. Lower is better.`),
-    pairs.length ? h("figure", { class: "figure" }, latencyChart(sm, pairs)) : null,
+    pairs.length ? h("figure", { class: "figure" }, latencyChart(sm)) : null,
   );
 }
 
-function latencyChart(sm: Summary, pairs: Pair[]): SVGElement {
+function latencyChart(sm: Summary): SVGElement {
   const b: Box = { w: 1040, h: 300, top: 52, right: 40, bottom: 40, left: 72 };
   const series = (["a", "b"] as const).map((side) => ({
     side,
-    vals: PCTS.map((p) => med(pairs, side, (r) => r[p.key] as number)),
+    vals: PCTS.map((p) => fig(sm, p.key, side)),
   }));
   const all = series.flatMap((x) => x.vals).filter((v) => F.finite(v) && v > 0);
   const lo0 = Math.min(...all), hi0 = Math.max(...all);
@@ -335,55 +337,44 @@ function latencyChart(sm: Summary, pairs: Pair[]): SVGElement {
 // ---- the metrics table -------------------------------------------------------------------------
 
 interface Metric {
-  id: string;
+  id: string; // the key of its figure in summary.json's runtime (errors: stats_a/b.errors)
   label: string;
-  get: (r: Run) => number | undefined;
   fmt: (v: number) => string;
   higher: boolean;
-  agg?: "median" | "sum" | "max";
 }
 
 const GROUPS: { title: string; rows: Metric[] }[] = [
   {
     title: "Throughput",
     rows: [
-      { id: "rps", label: "Throughput", get: (r) => r.rps, fmt: F.rps, higher: true },
-      { id: "rps_per_cpu_second", label: "Responses per server CPU-second", get: (r) => r.rps_per_cpu_second, fmt: F.rps, higher: true },
-      { id: "errors", label: "Errors (all pairs)", get: (r) => r.errors ?? 0, fmt: (v) => F.group(v), higher: false, agg: "sum" },
+      { id: "rps", label: "Throughput", fmt: F.rps, higher: true },
+      { id: "rps_per_cpu_second", label: "Responses per server CPU-second", fmt: F.rps, higher: true },
+      { id: "errors", label: "Errors (all pairs)", fmt: (v) => F.group(v), higher: false },
     ],
   },
   {
     title: "Tails",
     rows: [
-      { id: "p50_ms", label: "Latency p50", get: (r) => r.p50_ms, fmt: F.ms, higher: false },
-      { id: "p95_ms", label: "Latency p95", get: (r) => r.p95_ms, fmt: F.ms, higher: false },
-      { id: "p99_ms", label: "Latency p99", get: (r) => r.p99_ms, fmt: F.ms, higher: false },
-      { id: "p999_ms", label: "Latency p99.9", get: (r) => r.p999_ms, fmt: F.ms, higher: false },
+      { id: "p50_ms", label: "Latency p50", fmt: F.ms, higher: false },
+      { id: "p95_ms", label: "Latency p95", fmt: F.ms, higher: false },
+      { id: "p99_ms", label: "Latency p99", fmt: F.ms, higher: false },
+      { id: "p999_ms", label: "Latency p99.9", fmt: F.ms, higher: false },
     ],
   },
   {
     title: "Runtime",
     rows: [
-      { id: "server_cpu_pct", label: "Server CPU (% of one core)", get: (r) => r.server_cpu_pct, fmt: (v) => F.pct(v), higher: false },
-      { id: "rss_mib", label: "RSS after warm-up", get: (r) => r.rss_mib, fmt: F.mib, higher: false },
-      { id: "peak_rss_mib", label: "Peak RSS", get: (r) => r.peak_rss_mib, fmt: F.mib, higher: false, agg: "max" },
-      { id: "heap_mib", label: "Heap (Go or V8)", get: (r) => r.heap_mib, fmt: F.mib, higher: false },
-      { id: "startup_ms", label: "Startup (spawn to first response)", get: (r) => r.startup_ms, fmt: F.ms, higher: false },
-      { id: "artifact_bytes", label: "Artefact size", get: (r) => r.artifact_bytes, fmt: F.bytes, higher: false },
+      { id: "server_cpu_pct", label: "Server CPU (% of one core)", fmt: (v) => F.pct(v), higher: false },
+      { id: "rss_mib", label: "RSS after warm-up", fmt: F.mib, higher: false },
+      { id: "peak_rss_mib", label: "Peak RSS", fmt: F.mib, higher: false },
+      { id: "heap_mib", label: "Heap (Go or V8)", fmt: F.mib, higher: false },
+      { id: "startup_ms", label: "Startup (spawn to first response)", fmt: F.ms, higher: false },
+      { id: "artifact_bytes", label: "Artefact size", fmt: F.bytes, higher: false },
     ],
   },
 ];
 
-function aggregate(pairs: Pair[], side: "a" | "b", m: Metric): number {
-  const v = pairs.map((p) => m.get(p[side])).filter((x): x is number => F.finite(x));
-  if (m.agg === "sum") return v.reduce((p, q) => p + q, 0);
-  const nz = v.filter((x) => x !== 0);
-  if (nz.length === 0) return NaN;
-  if (m.agg === "max") return Math.max(...nz);
-  return F.median(nz);
-}
-
-function metricsSection(sm: Summary, pairs: Pair[]): HTMLElement {
+function metricsSection(sm: Summary): HTMLElement {
   const head = h(
     "thead",
     null,
@@ -395,15 +386,17 @@ function metricsSection(sm: Summary, pairs: Pair[]): HTMLElement {
       null,
       h("tr", { class: "group" }, h("th", { colspan: 5, scope: "rowgroup" }, g.title)),
       g.rows.map((m) => {
-        const a = aggregate(pairs, "a", m), b = aggregate(pairs, "b", m);
-        const d = m.agg === "sum" ? (a === b ? 0 : NaN) : F.deltaPct(a, b);
+        const errors = m.id === "errors";
+        const a = errors ? sm.stats_a?.errors ?? NaN : fig(sm, m.id, "a");
+        const b = errors ? sm.stats_b?.errors ?? NaN : fig(sm, m.id, "b");
+        const d = errors ? (a === b ? 0 : NaN) : sm.runtime?.[m.id]?.delta_pct ?? NaN;
         return h(
           "tr",
           { "data-testid": "metric", "data-metric": m.id, "data-a": F.finite(a) ? a : "", "data-b": F.finite(b) ? b : "", "data-delta": F.finite(d) ? round(d * 10) / 10 : "" },
           h("th", { scope: "row" }, m.id === "rps" ? `${m.label} (${unitOf(sm)})` : m.label),
           h("td", { class: "num" }, F.finite(a) ? m.fmt(a) : h("span", { class: "muted" }, "not reported")),
           h("td", { class: "num" }, F.finite(b) ? m.fmt(b) : h("span", { class: "muted" }, "not reported")),
-          h("td", { class: `num delta ${F.tone(d, m.higher)}` }, m.agg === "sum" && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
+          h("td", { class: `num delta ${F.tone(d, m.higher)}` }, errors && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
           h("td", { class: "better" }, m.higher ? "higher is better" : "lower is better"),
         );
       }),
@@ -435,7 +428,7 @@ function countersSection(sm: Summary): HTMLElement {
   const mode = sm.counters_mode ? ` (${sm.counters_mode})` : "";
   const rows: Child[] = names.map((n) => {
     const a = ca[n], b = cb[n];
-    const d = F.deltaPct(a, b);
+    const d = sm.counter_delta_pct?.[n] ?? NaN;
     const higher = n.toLowerCase() === "ipc";
     return h(
       "tr",

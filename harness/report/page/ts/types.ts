@@ -67,6 +67,13 @@ export interface SideStats {
   errors?: number;
 }
 
+// One row of a race's runtime table, as stats computed it (null: not reported / no delta).
+export interface Figure {
+  a?: number | null;
+  b?: number | null;
+  delta_pct?: number | null;
+}
+
 export interface Thresholds {
   min_median_delta_pct?: number;
   max_p99_delta_pct?: number;
@@ -135,6 +142,8 @@ export interface Summary {
   order_effect_pct?: number;
   stats_a?: SideStats;
   stats_b?: SideStats;
+  runtime?: Record<string, Figure>;
+  counter_delta_pct?: Record<string, number>;
   pairs?: Pair[];
   counters?: Record<string, Record<string, number>>;
   counters_mode?: string;
@@ -148,6 +157,16 @@ export interface Summary {
 
 export interface TargetStats extends SideStats {
   target: string;
+  runs?: number;
+  vs_best_pct?: number;
+}
+
+// A valid matrix run's throughput over its target's mean, by slot (stats computed it).
+export interface SlotPoint {
+  target: string;
+  slot: number;
+  rps: number;
+  normalized: number;
 }
 
 export interface Matrix {
@@ -160,6 +179,8 @@ export interface Matrix {
   runs?: Run[];
   per_target?: TargetStats[];
   slot_correlation?: number;
+  normalized?: SlotPoint[];
+  slot_fit?: { slope: number; intercept: number } | null;
   warnings?: string[];
   incomplete?: string;
   started?: string;

@@ -1,4 +1,4 @@
-package race
+package machine
 
 import (
 	"fmt"
@@ -11,7 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DefaultCPUs splits n CPUs between server and client: on 2 CPUs the server gets "1" and the
+// DefaultCPUs is the harness's one default split of n CPUs between a server and the load
+// generator (race, matrix, noise, calibrate and counters alike): on 2 CPUs the server gets "1" and the
 // client "0"; on more, the server the upper half and the client the lower half; on one CPU
 // nothing is pinned (both "").
 func DefaultCPUs(n int) (server, client string) {
@@ -130,7 +131,8 @@ func Overlap(a, b string) bool {
 	return false
 }
 
-// CountCPUs is the number of CPUs in list, or all CPUs for "".
+// CountCPUs is the number of CPUs in list, or all CPUs for "" (and for a list that does not
+// parse: check lists with ParseCPUs or CheckCPUs first).
 func CountCPUs(list string) int {
 	if list == "" {
 		return runtime.NumCPU()
@@ -142,8 +144,8 @@ func CountCPUs(list string) int {
 	return len(c)
 }
 
-// PinSelf pins every thread of this process (the load generator) to list and sets
-// GOMAXPROCS to its size. Threads created later inherit the mask. It returns a function that
+// PinSelf pins every thread of this process (the harness, whose load generator runs in it) to
+// list and sets GOMAXPROCS to its size; "" pins nothing. Threads created later inherit the mask. It returns a function that
 // restores the previous state.
 func PinSelf(list string) (restore func(), err error) {
 	if list == "" {

@@ -1,4 +1,4 @@
-package targets
+package machine
 
 import (
 	"bufio"
@@ -10,9 +10,10 @@ import (
 
 const modulePath = "github.com/bindrace/bindrace"
 
-// RepoRoot is the bindrace checkout the binaries, builds and Node modules live in: $BINDRACE_ROOT,
-// else the first directory holding bindrace's go.mod above the executable, else above the
-// working directory (test binaries live in a temporary directory, so both are needed).
+// RepoRoot is the bindrace checkout the binaries, builds, Node modules, profiles, baselines and
+// results live in: $BINDRACE_ROOT (the Makefile sets it), else the first directory holding
+// bindrace's go.mod above the executable (bin/bindrace lives one level below it), else above
+// the working directory (test binaries and `go run` live in a temporary directory).
 func RepoRoot() (string, error) {
 	if r := os.Getenv("BINDRACE_ROOT"); r != "" {
 		return filepath.Abs(r)
@@ -28,18 +29,29 @@ func RepoRoot() (string, error) {
 		starts = append(starts, wd)
 	}
 	for _, dir := range starts {
-		for {
-			if isBindraceModule(filepath.Join(dir, "go.mod")) {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
+		if r := FindRoot(dir); r != "" {
+			return r, nil
 		}
 	}
 	return "", errors.New("cannot find the bindrace checkout: set BINDRACE_ROOT or run from inside it")
+}
+
+// FindRoot is the nearest directory at or above start holding bindrace's go.mod, or "".
+func FindRoot(start string) string {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return ""
+	}
+	for {
+		if isBindraceModule(filepath.Join(dir, "go.mod")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // isBindraceModule checks the module line, so another project's go.mod on the way up is skipped.

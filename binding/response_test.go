@@ -1,0 +1,43 @@
+package binding
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+)
+
+// Bodies and headers larger than the initial arenas grow them mid-batch without losing earlier
+// answers of the same batch.
+func TestLargeResponsesInOneBatch(t *testing.T) {
+	big := strings.Repeat("x", 300<<10)
+	a := testApp(t, Config{}, 1, func(a *App) {
+		a.Get("/big/:n", func(w *Response, r *Request) {
+			w.Header("x-long", big[:20000])
+			w.Write(r.Param("n"))
+			w.WriteString(big)
+		})
+	})
+	c := dial(t, a)
+	br := bufio.NewReader(c)
+	io.WriteString(c, get("/big/1")+get("/")+get("/big/2")+get("/big/3"))
+	for _, want := range []string{"1" + big, "hi", "2" + big, "3" + big} {
+		res := roundTrip(t, c, br, "", "GET")
+		if got := body(t, res); got != want || (len(want) > 2 && len(res.Header.Get("x-long")) != 20000) {
+			t.Fatalf("got %d bytes, want %d", len(got), len(want))
+		}
+	}
+}
+
+// A detached response keeps its place: pipelined answers behind it wait for it.
+func TestAsyncInOrder(t *testing.T) {
+	a := testApp(t, Config{}, 2, asyncRoutes)
+	conn := dial(t, a)
+	br := bufio.NewReader(conn)
+	io.WriteString(conn, get("/async/50")+get("/")+get("/s")+get("/async/1")+get("/id/3?name=z"))
+	for _, want := range []string{"async 50", "hi", "static", "async 1", "3 z"} {
+		if got := body(t, roundTrip(t, conn, br, "", "GET")); got != want {
+			t.Fatalf("%q want %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/internal/interrupt"
+	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind] [flags]
+
+Per-response counters of one target serving one scenario.
+
+  perf        perf_event counters (hardware: cycles, instructions, branches, branch-misses,
+              cache-references, cache-misses, IPC; software: task-clock, context switches, page
+              faults) on every thread of a fresh server, enabled only during the measurement window
+              after warm-up, divided by the responses counted in that window. A counter the host
+              cannot give (no PMU in most VMs, perf_event_paranoid too high) is listed as
+              unsupported with the reason, never as zero.
+  cachegrind  the server under setarch -R valgrind --tool=cachegrind, driven with exactly N
+              requests in one fresh run and 2N in another; (count(2N) - count(N)) / N cancels
+              start-up and shutdown. Deterministic (instructions repeat to ~0.1%); user-space only.
+
+Exit status: 0 ok, 2 error.
+
+Flags:
+`
+
+// countersCommand is `bindrace counters`.
+func countersCommand(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("counters", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	target := fs.String("target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
+	scen := fs.String("scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", "))
+	o := counters.Options{Log: stderr}
+	fs.StringVar(&o.Mode, "mode", "perf", "perf or cachegrind")
+	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N)")
+	fs.DurationVar(&o.Duration, "duration", 5*time.Second, "perf: measured window")
+	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "perf: warm-up before the window (counters off)")
+	fs.IntVar(&o.Connections, "connections", 0, "connections (default: perf 100, cachegrind 1)")
+	fs.IntVar(&o.Pipelining, "pipelining", 10, "requests in flight per connection")
+	fs.IntVar(&o.Workers, "workers", 1, "perf: load generator goroutines")
+	fs.IntVar(&o.Threads, "threads", 0, "server threads (0 = the target's default)")
+	cpusServer := fs.String("cpus-server", "auto", `server CPUs (taskset list); "auto": the harness's default split (on 2 CPUs 1, on more the upper half); "none": not pinned`)
+	cpusClient := fs.String("cpus-client", "auto", `load generator CPUs; "auto": the other CPUs of the default split; "none": not pinned`)
+	fs.DurationVar(&o.StartTimeout, "start-timeout", 0, "wait for the server's first valid response (default perf 30s; cachegrind 90s, node 180s)")
+	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind: pause between batches on one connection (repeatable counts); 0 = load generator in Count mode, closed loop (--connections honoured)")
+	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout (progress goes to stderr)")
+	if code, done := parseCountersFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "counters: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	if *target == "" {
+		return fail("--target is required (known: %s, cmd:<command with {port}>)", strings.Join(targets.Names(), ", "))
+	}
+	if o.Mode != "perf" && o.Mode != "cachegrind" {
+		return fail("unknown --mode %q: perf or cachegrind", o.Mode)
+	}
+	sc, err := scenario.ByName(*scen)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if o.Mode == "cachegrind" && o.N <= 0 {
+		return fail("--n must be > 0")
+	}
+	if o.Pipelining <= 0 || o.Connections < 0 || o.Workers <= 0 {
+		return fail("--pipelining and --workers must be > 0, --connections >= 0")
+	}
+	t, err := targets.Resolve(*target)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if o.CPUsServer, o.CPUsClient, err = cpuPlan(*cpusServer, *cpusClient); err != nil {
+		return fail("%v", err)
+	}
+	restore, err := machine.PinSelf(o.CPUsClient)
+	if err != nil {
+		return fail("--cpus-client %s: %v", o.CPUsClient, err)
+	}
+	defer restore()
+
+	ctx, stop := interrupt.Context(interrupt.Commands, interrupt.Handlers{})
+	defer stop()
+	rep, err := counters.Measure(ctx, t, sc, o)
+	if errors.Is(err, counters.ErrNoCounters) {
+		writeCountersReport(stdout, rep, *asJSON)
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	writeCountersReport(stdout, rep, *asJSON)
+	return 0
+}
+
+// parseCountersFlags parses the counters flags (and -h/--help, which prints the usage on
+// stdout); done with exit 0 after the help, 2 on a bad flag.
+func parseCountersFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, countersUsage)
+		fs.PrintDefaults()
+	}
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprintf(stderr, "counters: %v (see bindrace counters --help)\n", err)
+		return 2, true
+	}
+	if err != nil || *help {
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, countersUsage)
+		fs.PrintDefaults()
+		return 0, true
+	}
+	return 0, false
+}
+
+// writeCountersReport prints what counters measured: the JSON object, or a table.
+func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(r)
+		return
+	}
+	fmt.Fprintf(w, "%s, scenario %s, mode %s", r.Target, r.Scenario, r.Mode)
+	if r.Mode == "cachegrind" {
+		fmt.Fprintf(w, ", N=%d (runs of N and 2N requests)", r.N)
+	}
+	fmt.Fprintf(w, ", %d connections × pipelining %d\n", r.Connections, r.Pipelining)
+	fmt.Fprintf(w, "responses %d, window %.3f s", r.Responses, r.WindowS)
+	if r.ServerCPUSeconds > 0 {
+		fmt.Fprintf(w, ", server CPU %.3f s (/proc)", r.ServerCPUSeconds)
+	}
+	if r.Threads > 0 {
+		fmt.Fprintf(w, ", %d server threads", r.Threads)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "counter\ttotal\tper response\t")
+	keys := map[string]bool{}
+	for k := range r.PerResponse {
+		keys[k] = true
+	}
+	for _, k := range counters.Order(keys) {
+		total := "-"
+		if v, ok := r.Totals[k]; ok {
+			total = counters.FormatCount(v)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", k, total, counters.FormatCount(r.PerResponse[k]))
+	}
+	tw.Flush()
+	if len(r.Unsupported) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "unsupported:")
+		ukeys := map[string]bool{}
+		for k := range r.Unsupported {
+			ukeys[k] = true
+		}
+		for _, k := range counters.Order(ukeys) {
+			fmt.Fprintf(w, "  %-17s %s\n", k, r.Unsupported[k])
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.Caveat != "" {
+		fmt.Fprintf(w, "\nnote: %s\n", r.Caveat)
+	}
+}
+
+// cpuPlan turns the --cpus-* flags into taskset lists ("" = not pinned): "auto" is the
+// harness's default split (machine.DefaultCPUs), "none" pins nothing.
+func cpuPlan(server, client string) (string, string, error) {
+	autoS, autoC := machine.DefaultCPUs(runtime.NumCPU())
+	resolve := func(v, auto string) (string, error) {
+		switch v {
+		case "none", "":
+			return "", nil
+		case "auto":
+			return auto, nil
+		}
+		if err := machine.CheckCPUs(v); err != nil {
+			return "", err
+		}
+		return v, nil
+	}
+	s, err := resolve(server, autoS)
+	if err != nil {
+		return "", "", fmt.Errorf("--cpus-server: %w", err)
+	}
+	c, err := resolve(client, autoC)
+	if err != nil {
+		return "", "", fmt.Errorf("--cpus-client: %w", err)
+	}
+	return s, c, nil
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bindrace/bindrace/harness/internal/interrupt"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// defaultProfile is the profile race and matrix use without --profile.
+const defaultProfile = "quick"
+
+// newFlagSet makes a flag set whose errors the command reports itself.
+func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses args; it returns (exit, done): done with exit 0 after --help, 2 on a bad flag.
+func parse(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "%s\n\nFlags:\n%s", usage, fs.FlagUsages())
+			return 0, true
+		}
+		fmt.Fprintf(stderr, "bindrace %s: %v\nRun 'bindrace %s --help' for usage.\n", cmd, err, cmd)
+		return 2, true
+	}
+	return 0, false
+}
+
+// parseNoArgs is parse for a command that takes flags only: an argument is an error (exit 2).
+func parseNoArgs(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, stderr io.Writer) (int, bool) {
+	if code, done := parse(fs, cmd, usage, args, stdout, stderr); done {
+		return code, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bindrace %s: unexpected argument %q\nRun 'bindrace %s --help' for usage.\n", cmd, fs.Arg(0), cmd)
+		return 2, true
+	}
+	return 0, false
+}
+
+// applyProfileFlags writes the profile flags given on the command line over p.
+func applyProfileFlags(fs *pflag.FlagSet, o *profile.Overrides, p *profile.Profile) error {
+	o.Set = map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { o.Set[f.Name] = true })
+	return o.Apply(p)
+}
+
+// loadProfile loads the profile --profile names, with the flags given over it.
+func loadProfile(fs *pflag.FlagSet, o *profile.Overrides) (*profile.Profile, error) {
+	p, err := profile.Load(o.Profile, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := applyProfileFlags(fs, o, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func openServerLog(path string, stderr io.Writer) (io.Writer, func(), error) {
+	switch path {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		return stderr, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--server-log: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// prepare sets a race, matrix, noise or calibrate command up once its arguments are checked:
+// it loads the profile and opens the server log, and returns them with a context that SIGINT
+// and SIGTERM cancel (a second signal stops every server at once and exits 2) and done, which
+// stops every server still running, the signal handling and the log, in that order. ok false:
+// the error is printed, exit 2.
+func prepare(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, serverLog string, stderr io.Writer) (ctx context.Context, p *profile.Profile,
+	logw io.Writer, done func(), ok bool) {
+	p, err := loadProfile(fs, ov)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		return nil, nil, nil, nil, false
+	}
+	logw, closeLog, err := openServerLog(serverLog, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		return nil, nil, nil, nil, false
+	}
+	ctx, stop := interrupt.Context(interrupt.Commands, interrupt.Handlers{
+		First: func(name string) {
+			fmt.Fprintf(stderr, "\nbindrace: %s: stopping servers and saving what was measured (again to quit at once)\n", name)
+		},
+		Again: func() {
+			targets.StopAll()
+			fmt.Fprintln(stderr, "bindrace: second signal: servers stopped, exiting")
+			os.Exit(2)
+		},
+	})
+	return ctx, p, logw, func() {
+		targets.StopAll()
+		stop()
+		closeLog()
+	}, true
+}
+
+// addProfileFlags registers the flags that override a profile on fs (race, matrix, noise,
+// calibrate). defProfile is the profile used when --profile is not given.
+func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile.Overrides {
+	o := &profile.Overrides{}
+	fs.StringVar(&o.Profile, "profile", defProfile, "profile name (profiles/<name>.json) or path to a profile file")
+	if matrix {
+		fs.IntVar(&o.Rounds, "rounds", 0, "rounds; each round runs every target once in a shuffled order (default from the profile)")
+	} else {
+		fs.IntVar(&o.Pairs, "pairs", 0, "number of AB/BA pairs (default from the profile)")
+		fs.IntVar(&o.Windows, "windows", 0, "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile)")
+	}
+	fs.DurationVar(&o.Duration, "duration", 0, "measured window of each run, e.g. 10s")
+	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each measured window (excluded from every figure)")
+	fs.DurationVar(&o.Settle, "settle", 0, "pause between warm-up and the measured window")
+	fs.DurationVar(&o.Cooldown, "cooldown", 0, "pause between runs")
+	fs.IntVar(&o.Connections, "connections", 0, "client connections")
+	fs.IntVar(&o.Pipelining, "pipelining", 0, "requests in flight per connection")
+	fs.IntVar(&o.Workers, "workers", 0, "client workers (capped to the client's CPUs)")
+	fs.IntVar(&o.Threads, "threads", 0, "server threads (0 = one per server CPU)")
+	fs.StringVar(&o.Scenario, "scenario", "", "scenario(s), comma-separated: ping, params, json, stream (replaces the profile's scenarios and extra races)")
+	fs.StringArrayVar(&o.Thresholds, "threshold", nil, "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline); repeatable")
+	fs.StringVar(&o.CPUsServer, "cpus-server", "", "CPUs for the server (taskset list, e.g. 1 or 2-3)")
+	fs.StringVar(&o.CPUsClient, "cpus-client", "", "CPUs for the load generator (taskset list)")
+	fs.StringVar(&o.Counters, "counters", "", `per-response counters: "perf", "cachegrind" (deterministic, gated A vs B), "perf,cachegrind" or "none" (default from the profile)`)
+	fs.DurationVar(&o.BusySample, "busy-sample", 0, "how long the machine's idle and steal time are read before each run (default from the profile, 1s; 0 skips it)")
+	fs.IntVar(&o.CGN, "cachegrind-n", 0, "requests of the first cachegrind run per repetition; the second sends 2N (default from the profile)")
+	fs.IntVar(&o.CGReps, "cachegrind-reps", 0, "cachegrind N/2N measurements per side; the median is gated (default from the profile)")
+	fs.StringVar(&o.Loadgen, "loadgen", "", `load generator: "builtin" or "wrk" (HTTP scenarios; whole seconds) (default from the profile)`)
+	fs.StringVar(&o.DecideOn, "decide-on", "", `throughput figure the verdict rests on: "rps" or "rps_per_cpu_second" (default from the profile)`)
+	fs.Float64Var(&o.Confidence, "confidence", 0, "family confidence of the gate: an A/A race FAILs at most 1-confidence of the time over all checks (default from the profile, 0.95)")
+	return o
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+const calibrateUsage = `Usage: bindrace calibrate --target T [--profile NAME] [--slowdowns 0,5] [--races 3] [flags]
+
+Measures what the gate can catch on this machine: races T with its CPU time capped at
+100-S% (T@cpuNN, through the cpu cgroup's quota: a known slowdown of the same code) against T,
+--races times for each slowdown S (0: T against itself), under the profile, and writes
+calibration.json with every verdict and the detection rate per slowdown. Needs root for the
+cgroup. Flags given here override the profile, as for race.
+
+Exit status: 0 done, 2 error (a race that could not finish; what was measured is saved).`
+
+// calibrateCommand is `bindrace calibrate`.
+func calibrateCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("calibrate", stderr)
+	target := fs.String("target", "binding", "target to calibrate")
+	ov := addProfileFlags(fs, "release-linux", false)
+	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
+	races := fs.Int("races", 3, "races per slowdown")
+	out := fs.String("out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
+	if code, done := parseNoArgs(fs, "calibrate", calibrateUsage, args, stdout, stderr); done {
+		return code
+	}
+	for _, s := range *slowdowns {
+		if s < 0 || s >= 100 {
+			fmt.Fprintf(stderr, "bindrace calibrate: bad flag value --slowdowns: %d is not a percentage in [0, 100)\n", s)
+			return 2
+		}
+	}
+	if *races < 1 {
+		fmt.Fprintln(stderr, "bindrace calibrate: --races must be at least 1")
+		return 2
+	}
+	ctx, p, _, done, ok := prepare("calibrate", fs, ov, "", stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(race.ResultsDir(), session.Name(time.Now(), "calibrate", *target))
+	}
+	return race.Calibrate(ctx, race.CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
+		Out: dir, Stdout: stdout, Stderr: stderr, Command: os.Args})
+}
+
+const noiseUsage = `Usage: bindrace noise --target T [--profile NAME] [--processes 6] [--windows 6] [--duration 3s] [flags]
+
+Takes run-to-run variance apart: --processes fresh servers of T, each measured in --windows
+back-to-back windows of --duration (fresh connections each; default the profile's), each window
+in 1 s slices, with the race's shape from the profile. Prints the spread at each level (slices within a window, windows
+within a process, processes) with each level's share of a single window's variance, and writes
+noise.json (every window: throughput, slices, server CPU, responses per CPU-second, what the
+client saw of the server's batching, the server's own counters). --setarch-r runs the server with
+ASLR off, --loadgen wrk drives it with wrk.
+
+Exit status: 0 done, 2 error.`
+
+// noiseCommand is `bindrace noise`.
+func noiseCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("noise", stderr)
+	target := fs.String("target", "binding", "target to measure")
+	ov := addProfileFlags(fs, "release-linux", false)
+	procs := fs.Int("processes", 6, "fresh server processes")
+	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")
+	out := fs.String("out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
+	asJSON := fs.Bool("json", false, "print noise.json on stdout instead of the table")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
+		return code
+	}
+	ctx, p, logw, done, ok := prepare("noise", fs, ov, *slog, stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	if *procs < 2 || p.Windows < 2 || p.Duration.D() < time.Second {
+		fmt.Fprintln(stderr, "bindrace noise: --processes and --windows must be at least 2, --duration at least 1s")
+		return 2
+	}
+	var wrap []string
+	if *noASLR {
+		wrap = []string{"setarch", "-R"}
+	}
+	n, err := race.MeasureNoise(ctx, race.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Windows: p.Windows,
+		Window: p.Duration.D(), Wrap: wrap, Stderr: stderr, ServerLog: logw})
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(race.ResultsDir(), session.Name(time.Now(), "noise", *target))
+	}
+	path, werr := race.WriteNoise(dir, n)
+	if err != nil || werr != nil {
+		fmt.Fprintf(stderr, "bindrace noise: %v (what was measured is in %s)\n", errors.Join(err, werr), dir)
+		return 2
+	}
+	if *asJSON {
+		session.PrintJSON(stdout, n)
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s, %s, %d connections × pipelining %d, %s load generator, %d processes × %d windows of %s\n\n",
+		n.Target, n.Scenario, n.Shape.Connections, n.Shape.Pipelining, n.Loadgen, *procs, p.Windows, p.Duration.D())
+	fmt.Fprintf(stdout, "%-36s %8s %14s %6s %14s\n", "level", "CV", "per CPU-s CV", "n", "share of var.")
+	for _, l := range n.Levels {
+		share := "—"
+		if l.SharePct > 0 || l.Level == "windows within a process" {
+			share = fmt.Sprintf("%.0f%%", l.SharePct)
+		}
+		perCPU := "—"
+		if l.PerCPUCV > 0 {
+			perCPU = fmt.Sprintf("%.2f%%", l.PerCPUCV)
+		}
+		fmt.Fprintf(stdout, "%-36s %7.2f%% %14s %6d %14s\n", l.Level, l.CVPct, perCPU, l.N, share)
+	}
+	fmt.Fprintf(stdout, "\nwrote %s\n", path)
+	return 0
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bindrace/bindrace/harness/race"
+)
+
+const raceUsage = `Usage: bindrace race --a TARGET --b TARGET [--profile NAME] [flags]
+
+Races two targets in balanced AB/BA pairs, one fresh server process per run, applies the
+profile's gate and writes results/<session>/ (summary.json, raw.json, manifest.json,
+summary.md, summary.csv, report.html). The headline verdict is the last line on stdout.
+
+Targets: binding, binding-plain, binding-static, uws, fasthttp, nethttp, cmd:<command with {port}>,
+reference (from $BINDRACE_REFERENCE). Flags given here override the profile.
+
+A profile with several scenarios or extra races writes one sub-session per race
+(results/<session>/<name>/) plus index.json; the overall verdict is the worst one.
+
+Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 error or incomplete session (a target that
+fails to start or to verify, dies mid-run, or SIGINT/SIGTERM: partial results are saved).`
+
+// raceCommand is `bindrace race`.
+func raceCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("race", stderr)
+	a := fs.String("a", "", "target A (the candidate)")
+	b := fs.String("b", "", "target B (the reference)")
+	ov := addProfileFlags(fs, defaultProfile, false)
+	out := fs.String("out", "", "session directory (default results/<timestamp>-<a>-vs-<b>)")
+	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
+	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
+	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
+		return code
+	}
+	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	res := race.Race(ctx, race.Options{
+		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
+		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+	})
+	return res.Exit
+}
+
+const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
+
+Runs every target once per round, each round in an order shuffled from the seed (PCG; the seed
+defaults to a time-based one and is recorded), with a cooldown between runs. Reports per-target
+statistics and the correlation of normalized throughput with slot (position bias).
+
+Exit status: 0 done, 2 error or incomplete session.`
+
+// matrixCommand is `bindrace matrix`.
+func matrixCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("matrix", stderr)
+	list := fs.String("targets", "", "comma-separated targets")
+	ov := addProfileFlags(fs, defaultProfile, true)
+	out := fs.String("out", "", "session directory (default results/<timestamp>-matrix-<targets>)")
+	seed := fs.Int64("seed", 0, "seed of the shuffled orders (default time-based; recorded)")
+	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
+		return code
+	}
+	var names []string
+	for _, t := range strings.Split(*list, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			names = append(names, t)
+		}
+	}
+	if len(names) < 2 {
+		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
+		return 2
+	}
+	ctx, p, logw, done, ok := prepare("matrix", fs, ov, *slog, stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	return race.Matrix(ctx, race.Options{
+		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+	})
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bindrace/bindrace/harness/internal/interrupt"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// serveCommand is `bindrace serve --target T --port P [--threads N]`: one target's scenario
+// server in the foreground until SIGTERM or SIGINT, then a graceful shutdown and exit 0.
+func serveCommand(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	target := fs.StringP("target", "t", "", "target to serve: "+targets.TargetHelp())
+	port := fs.IntP("port", "p", 0, "TCP port to listen on (0: a free one, printed)")
+	threads := fs.Int("threads", 0, "server threads: event loops for binding, GOMAXPROCS for fasthttp/nethttp (0: default)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: bindrace serve --target T --port P [--threads N]\n\n"+
+			"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "bindrace serve: %v (see --help)\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bindrace serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *target == "" {
+		fmt.Fprintln(stderr, "bindrace serve: --target is required ("+targets.TargetHelp()+")")
+		return 2
+	}
+	if *port < 0 || *port > 65535 || *threads < 0 {
+		fmt.Fprintln(stderr, "bindrace serve: --port must be 0-65535 and --threads >= 0")
+		return 2
+	}
+	t, err := targets.Resolve(*target)
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace serve:", err)
+		return 2
+	}
+	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
+	defer stop()
+	err = targets.Serve(ctx, t, targets.ServeOptions{Port: *port, Threads: *threads, Log: stderr,
+		Listening: func(port, pid int, startup time.Duration) {
+			if startup == 0 {
+				fmt.Fprintf(stdout, "bindrace serve: %s listening on :%d (pid %d)\n", t.Name, port, pid)
+				return
+			}
+			fmt.Fprintf(stdout, "bindrace serve: %s listening on :%d (pid %d, started in %s)\n",
+				t.Name, port, pid, startup.Round(time.Millisecond))
+		}})
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace serve:", err)
+		return 2
+	}
+	return 0
+}
+
+// verifyCommand is `bindrace verify --target T[,T…] [--scenario S,…]`: each target is started
+// fresh, every scenario checked, the server stopped. Exit 0 when all pass, 2 otherwise.
+func verifyCommand(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tnames := fs.StringSliceP("target", "t", nil, "targets to verify, comma-separated: "+targets.TargetHelp())
+	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check")
+	cpus := fs.String("cpus", "", "taskset CPU list for the server (default: not pinned)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: bindrace verify --target T[,T…] [--scenario S,…]\n\n"+
+			"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
+			"Exit 0 when all pass, 2 on any mismatch or error.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "bindrace verify: %v (see --help)\n", err)
+		return 2
+	}
+	if len(*tnames) == 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "bindrace verify: --target is required ("+targets.TargetHelp()+")")
+		return 2
+	}
+	var scs []scenario.Scenario
+	for _, n := range *snames {
+		sc, err := scenario.ByName(n)
+		if err != nil {
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+			return 2
+		}
+		scs = append(scs, sc)
+	}
+	// Resolve all first: a typo in the last name should not cost the first targets' runs.
+	var ts []*targets.Target
+	for _, n := range *tnames {
+		t, err := targets.Resolve(n)
+		if err != nil {
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+			return 2
+		}
+		ts = append(ts, t)
+	}
+	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
+	defer stop()
+	failed := targets.VerifyTargets(ctx, ts, scs, *cpus, func(target, scen string, err error) {
+		switch {
+		case scen == "":
+			fmt.Fprintln(stderr, "bindrace verify:", err)
+		case err == nil:
+			fmt.Fprintf(stdout, "ok    %s/%s\n", target, scen)
+		default:
+			fmt.Fprintf(stdout, "FAIL  %s/%s\n", target, scen)
+			for _, m := range targets.Mismatches(err) {
+				fmt.Fprintln(stderr, "mismatch:", m)
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "bindrace verify: interrupted")
+		return 2
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "bindrace verify: %d failure(s)\n", failed)
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,122 @@
+package counters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// Report is what `bindrace counters` measured (its --json object).
+type Report struct {
+	Target           string             `json:"target"`
+	Scenario         string             `json:"scenario"`
+	Mode             string             `json:"mode"`
+	N                int                `json:"n,omitempty"`
+	Connections      int                `json:"connections"`
+	Pipelining       int                `json:"pipelining"`
+	CPUsServer       string             `json:"cpus_server,omitempty"`
+	CPUsClient       string             `json:"cpus_client,omitempty"`
+	Responses        int64              `json:"responses"`
+	WindowS          float64            `json:"window_s"`
+	PerResponse      map[string]float64 `json:"per_response"`
+	Totals           map[string]float64 `json:"totals"`
+	Unsupported      map[string]string  `json:"unsupported"`
+	Threads          int                `json:"threads,omitempty"`
+	ServerCPUSeconds float64            `json:"server_cpu_s,omitempty"`
+	Events           map[string]float64 `json:"events_per_response,omitempty"`
+	Runs             []CachegrindRun    `json:"runs,omitempty"`
+	Caveat           string             `json:"caveat,omitempty"`
+	Notes            []string           `json:"notes,omitempty"`
+}
+
+func (r *Report) fill(t Totals, responses int64, per map[string]float64) {
+	r.Responses = responses
+	r.WindowS = Round(t.Window.Seconds())
+	r.PerResponse = RoundMap(per)
+	r.Totals = RoundMap(t.Values)
+	r.Unsupported = t.Unsupported
+	if r.Unsupported == nil {
+		r.Unsupported = map[string]string{}
+	}
+	r.Notes = t.Notes
+}
+
+// Options say what Measure counts: the flags of `bindrace counters`.
+type Options struct {
+	Mode         string        // "perf" or "cachegrind"
+	N            int           // cachegrind: requests in the first run (the second sends 2N)
+	Duration     time.Duration // perf: measured window
+	Warmup       time.Duration // perf: warm-up before the window (counters off)
+	Connections  int           // 0: perf 100, cachegrind 1
+	Pipelining   int
+	Workers      int // perf: load generator goroutines
+	Threads      int // server threads, 0 = the target's default
+	CPUsServer   string
+	CPUsClient   string        // recorded: the caller pins the load generator (this process)
+	StartTimeout time.Duration // 0: the mode's default
+	Gap          time.Duration // cachegrind: pause between batches; <= 0: Count mode, closed loop
+	Keep         string        // cachegrind: keep the cg.<pid> out files in this directory
+	Log          io.Writer     // progress
+}
+
+// ErrNoCounters is Measure's error when perf mode could read no counter on this host; the
+// Report still says why for each.
+var ErrNoCounters = errors.New("no counter could be read on this host (reasons above)")
+
+// Measure counts t serving sc in o.Mode and returns the per-response figures.
+func Measure(ctx context.Context, t *targets.Target, sc scenario.Scenario, o Options) (*Report, error) {
+	out := &Report{Target: t.Name, Scenario: sc.Name, Mode: o.Mode, Pipelining: o.Pipelining, CPUsServer: o.CPUsServer, CPUsClient: o.CPUsClient}
+	switch o.Mode {
+	case "perf":
+		fmt.Fprintf(o.Log, "counters: %s %s: perf mode, %s warm-up, %s window\n", t.Name, sc.Name, o.Warmup, o.Duration)
+		res, err := Perf(ctx, t, sc, PerfOptions{
+			Connections: o.Connections, Pipelining: o.Pipelining, Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration,
+			CPUs: o.CPUsServer, Threads: o.Threads, StartTimeout: o.StartTimeout, Log: o.Log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %v", t.Name, sc.Name, err)
+		}
+		out.Connections = o.Connections
+		if out.Connections == 0 {
+			out.Connections = 100
+		}
+		out.fill(res.Totals, res.Responses, res.PerResponse)
+		out.ServerCPUSeconds = Round(res.ServerCPUSeconds)
+		out.Threads = res.Totals.Threads
+		if len(res.Totals.Values) == 0 {
+			return out, ErrNoCounters
+		}
+	case "cachegrind":
+		c := o.Connections
+		if c == 0 {
+			c = 1
+		}
+		g := o.Gap
+		if g <= 0 {
+			g = -1 // load.Run, Count mode
+		} else if c != 1 {
+			return nil, fmt.Errorf("--connections %d needs --gap 0: the paced cachegrind client uses one connection", c)
+		}
+		res, err := Cachegrind(ctx, t, sc, o.N, CachegrindOptions{
+			Connections: c, Pipelining: o.Pipelining, CPUs: o.CPUsServer, Threads: o.Threads,
+			StartTimeout: o.StartTimeout, Dir: o.Keep, Log: o.Log, Gap: g,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.Connections = c
+		out.N = res.N
+		out.fill(res.Totals, res.Responses, res.PerResponse)
+		out.Events = RoundMap(res.Events)
+		out.Runs = res.Runs
+		out.Caveat = UserSpaceCaveat
+	default:
+		return nil, fmt.Errorf("unknown --mode %q: perf or cachegrind", o.Mode)
+	}
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// RenderSession prints a saved session in one format; a race set prints each sub-session in
+// turn, except for json, which prints the set's index.json.
+func RenderSession(w io.Writer, dir, format string) error {
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return err
+	}
+	if kind != "race-set" {
+		return renderOne(w, dir, format)
+	}
+	ix, err := session.LoadIndex(dir)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		return renderOne(w, dir, format)
+	}
+	for i, e := range ix.Sessions {
+		if i > 0 && (format == "md" || format == "benchfmt") {
+			fmt.Fprintln(w)
+		}
+		if err := renderOne(w, filepath.Join(dir, e.Dir), format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderOne prints one session in one format. The json format of a race set is its index.json.
+func renderOne(w io.Writer, dir, format string) error {
+	if format == "json" {
+		if _, err := os.Stat(filepath.Join(dir, session.IndexFile)); err == nil {
+			b, err := os.ReadFile(filepath.Join(dir, session.IndexFile))
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		}
+	}
+	return Render(dir, format, w)
+}
+
+// RewriteSession re-renders a saved session's report files (WriteAll), for each sub-session of
+// a race set.
+func RewriteSession(dir string) error {
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return err
+	}
+	if kind != "race-set" {
+		return WriteAll(dir)
+	}
+	ix, err := session.LoadIndex(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range ix.Sessions {
+		errs = append(errs, WriteAll(filepath.Join(dir, e.Dir)))
+	}
+	return errors.Join(errs...)
+}
