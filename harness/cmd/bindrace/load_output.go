@@ -49,6 +49,8 @@ type loadJSON struct {
 	Scenario     string            `json:"scenario,omitempty"`   // set for WebSocket loads
 	Size         int               `json:"size,omitempty"`       // message payload bytes, for WebSocket loads
 	Client       *load.ClientStats `json:"client,omitempty"`     // responses per read, batches in flight
+	Hist         string            `json:"hist"`                 // the latency histogram: HdrHistogram's compressed encoding (base64), values in µs
+	HistUnit     string            `json:"hist_unit"`            // "us"
 }
 
 func writeLoadJSON(w io.Writer, res *load.Result, sh load.Config, sum loadSummary, runErr error) error {
@@ -65,6 +67,11 @@ func writeLoadJSON(w io.Writer, res *load.Result, sh load.Config, sum loadSummar
 	if runErr != nil {
 		j.Incomplete = runErr.Error()
 	}
+	hist, err := res.EncodeHist()
+	if err != nil {
+		return err
+	}
+	j.Hist, j.HistUnit = hist, "us"
 	enc := json.NewEncoder(w)
 	return enc.Encode(j)
 }

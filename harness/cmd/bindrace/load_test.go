@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -60,6 +62,11 @@ func TestLoadCommandJSON(t *testing.T) {
 	if m["responses"].(float64) <= 0 || m["connections"].(float64) != 3 || m["pipelining"].(float64) != 4 ||
 		m["errors"].(float64) != 0 {
 		t.Fatalf("%s", out)
+	}
+	// The histogram travels along, in HdrHistogram's encoding, to be merged with other runs'.
+	h, err := hdrhistogram.Decode([]byte(m["hist"].(string)))
+	if err != nil || h.TotalCount() != int64(m["responses"].(float64)) || m["hist_unit"] != "us" {
+		t.Fatalf("hist: %v, %v", h, err)
 	}
 	if !strings.Contains(errOut, "measure") { // progress goes to stderr, as plain lines off a TTY
 		t.Logf("stderr: %q", errOut)

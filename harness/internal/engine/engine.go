@@ -19,6 +19,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -97,6 +98,17 @@ type ClientStats struct {
 	Wakeups          int64   `json:"wakeups"`
 	ResponsesPerRead float64 `json:"responses_per_read"`
 	BatchesInFlight  float64 `json:"batches_in_flight"` // mean over wake-ups
+}
+
+// EncodeHist renders Hist in HdrHistogram's compressed encoding (V2, zlib, base64: what
+// hdrhistogram-go's Encode writes and its Decode reads, as do HdrHistogram's other ports), so
+// runs measured on other hosts can be merged later: decode each and Merge them.
+func (r *Result) EncodeHist() (string, error) {
+	if r.Hist == nil {
+		return "", errors.New("load: no histogram")
+	}
+	b, err := r.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
 }
 
 // ErrorCount is the sum of Errors.

@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"context"
 	"math"
+	"strings"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestHistogramPercentiles(t *testing.T) {
@@ -46,5 +50,38 @@ func TestHistogramBatchRecordAndClamp(t *testing.T) {
 	}
 	if (Summarize(NewHistogram()) != Latency{}) {
 		t.Fatal("empty histogram should summarise to zeros")
+	}
+}
+
+// Every Result carries its histogram and encodes it in HdrHistogram's compressed form: decoded,
+// it is the same distribution, and the decoded histograms of two runs merge into one, as runs
+// measured on other hosts would.
+func TestResultHistEncodesAndMerges(t *testing.T) {
+	s := newRawServer(t, answer(pingResp))
+	merged := NewHistogram()
+	for range 2 {
+		res, err := Run(context.Background(), countCfg(s.addr(), 500), Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := res.EncodeHist()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(enc, "HISTF") { // the V2 compressed cookie, base64
+			t.Fatalf("encoding %.20q… is not HdrHistogram's compressed form", enc)
+		}
+		h, err := hdrhistogram.Decode([]byte(enc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.TotalCount() != 500 || h.Max() != res.Hist.Max() || h.ValueAtQuantile(99) != res.Hist.ValueAtQuantile(99) {
+			t.Fatalf("decoded: %d values, max %d, p99 %d; run: max %d, p99 %d", h.TotalCount(), h.Max(),
+				h.ValueAtQuantile(99), res.Hist.Max(), res.Hist.ValueAtQuantile(99))
+		}
+		merged.Merge(h)
+	}
+	if merged.TotalCount() != 1000 {
+		t.Fatalf("merged %d values", merged.TotalCount())
 	}
 }
