@@ -323,3 +323,50 @@ func TestRunServerGoneCountModeEnds(t *testing.T) {
 		t.Fatalf("took %s", d)
 	}
 }
+
+// Each response's latency is its own: from its request's send time to the read that brought
+// its last byte. A server that answers the first half of every pipelined batch at once and the
+// second half 60 ms later gives half the latencies near zero and half near 60 ms, not one
+// figure per batch.
+func TestRunLatencyPerResponse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				seen := 0
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					for seen += strings.Count(string(buf[:n]), "\r\n\r\n"); seen >= 10; seen -= 10 {
+						c.Write([]byte(strings.Repeat(pingResp, 5)))
+						time.Sleep(60 * time.Millisecond)
+						c.Write([]byte(strings.Repeat(pingResp, 5)))
+					}
+				}
+			}()
+		}
+	}()
+	cfg := countCfg(ln.Addr().String(), 40)
+	cfg.Connections, cfg.Workers = 1, 1
+	res, err := Run(context.Background(), cfg, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.Hist
+	if h.TotalCount() != 40 || h.ValueAtQuantile(45) > 30_000 || h.ValueAtQuantile(55) < 60_000 {
+		t.Fatalf("%d latencies, p45 %d µs, p55 %d µs: want half near 0 and half near 60 ms", h.TotalCount(),
+			h.ValueAtQuantile(45), h.ValueAtQuantile(55))
+	}
+}
