@@ -34,6 +34,12 @@ const (
 	WebSocket = engine.WebSocket
 )
 
+// Config.Arrival: how an open loop (Config.Rate > 0) spaces its intended send times.
+const (
+	Uniform = engine.Uniform
+	Poisson = engine.Poisson
+)
+
 // UnitMessages is Result.Unit for WebSocket loads: RPS counts echoed messages per second.
 const UnitMessages = engine.UnitMessages
 

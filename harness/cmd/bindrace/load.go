@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -24,8 +25,13 @@ import (
 const loadUsageHTTP = `Usage: bindrace load URL [flags]
 
 Drives HTTP/1.1 load at URL like wrk: a closed loop over --connections connections, each
-with --pipelining requests written in one batch and in flight together. Warm-up is excluded
-from every figure. URL gives host:port; the request is --scenario's (default ping), or a GET
+with --pipelining requests written in one batch and in flight together. With --rate it is an
+open loop instead, like wrk2: --rate requests per second in all, each with an intended send
+time (--arrival uniform or poisson), over the same connections, each carrying up to
+--pipelining requests in flight (default 1 then); a request whose connection is busy waits,
+and its latency counts from its intended time. The generator reports how late it sent (send
+lag) and its CPU; a lag p99 above --lag-tolerance marks the run generator-bound. Warm-up is
+excluded from every figure. URL gives host:port; the request is --scenario's (default ping), or a GET
 of URL's path when it has one and no --scenario is given. A ws:// URL or a WebSocket
 --scenario drives WebSocket echoes instead (bindrace load --scenario ws-echo --help).
 
@@ -97,6 +103,9 @@ type loadFlags struct {
 	cfg                       load.Config
 	duration, warmup, timeout secondsValue
 	json                      bool
+	rate                      float64 // open loop
+	arrival                   string
+	lagTolerance              secondsValue
 	scen                      string
 	method, body              string // HTTP
 	headers                   []string
@@ -107,7 +116,7 @@ func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	lf := &loadFlags{fs: fs, ws: ws, duration: secondsValue(10 * time.Second), warmup: secondsValue(2 * time.Second),
-		timeout: secondsValue(5 * time.Second)}
+		timeout: secondsValue(5 * time.Second), lagTolerance: secondsValue(time.Millisecond)}
 	what, usage := "requests", loadUsageHTTP
 	if ws {
 		what, usage = "messages", loadUsageWS
@@ -120,6 +129,9 @@ func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
 	fs.IntVarP(&c.Workers, "workers", "t", runtime.GOMAXPROCS(0), "event-loop goroutines (default: CPUs this process may use)")
 	fs.Int64Var(&c.Count, "count", 0, "send exactly N "+what+" in all, no warm-up, then stop (deterministic runs)")
 	fs.Var(&lf.timeout, "timeout", "connect and per-batch timeout")
+	fs.Float64Var(&lf.rate, "rate", 0, "open loop: "+what+" per second in all, each with an intended send time (default: closed loop)")
+	fs.StringVar(&lf.arrival, "arrival", "uniform", "open loop: how intended send times are spaced, uniform or poisson")
+	fs.Var(&lf.lagTolerance, "lag-tolerance", "open loop: send lag p99 above which the run is marked generator-bound")
 	fs.BoolVar(&lf.json, "json", false, "print one JSON object on stdout and nothing else")
 	fs.Bool("latency", false, "accepted for wrk compatibility; latency is always reported")
 	fs.Lookup("latency").Hidden = true
@@ -163,6 +175,9 @@ func (lf *loadFlags) config() (load.Config, loadSummary, error) {
 		return c, sum, errors.New("--warmup must not be negative")
 	}
 	c.Duration, c.Warmup, c.Timeout = time.Duration(lf.duration), time.Duration(lf.warmup), time.Duration(lf.timeout)
+	if err := lf.openLoop(&c); err != nil {
+		return c, sum, err
+	}
 	var err error
 	if lf.ws {
 		sum, err = lf.webSocket(&c)
@@ -174,6 +189,37 @@ func (lf *loadFlags) config() (load.Config, loadSummary, error) {
 	}
 	c, err = c.Normalized()
 	return c, sum, err
+}
+
+// openLoop applies --rate, --arrival and --lag-tolerance: an open loop when --rate is given,
+// and never a silent closed loop when they are wrong.
+func (lf *loadFlags) openLoop(c *load.Config) error {
+	fs := lf.fs
+	if !fs.Changed("rate") {
+		if fs.Changed("arrival") || fs.Changed("lag-tolerance") {
+			return errors.New("--arrival and --lag-tolerance are for an open loop: give --rate too")
+		}
+		return nil
+	}
+	if !(lf.rate > 0) || math.IsInf(lf.rate, 0) {
+		return fmt.Errorf("--rate must be a positive number of requests per second, not %v", lf.rate)
+	}
+	switch lf.arrival {
+	case "uniform":
+		c.Arrival = load.Uniform
+	case "poisson":
+		c.Arrival = load.Poisson
+	default:
+		return fmt.Errorf("--arrival must be uniform or poisson, not %q", lf.arrival)
+	}
+	if lf.lagTolerance <= 0 {
+		return errors.New("--lag-tolerance must be positive")
+	}
+	if !fs.Changed("pipelining") {
+		c.Pipelining = 1
+	}
+	c.Rate, c.LagTolerance = lf.rate, time.Duration(lf.lagTolerance)
+	return nil
 }
 
 func (lf *loadFlags) http(c *load.Config) (loadSummary, error) {

@@ -51,6 +51,21 @@ type loadJSON struct {
 	Client       *load.ClientStats `json:"client,omitempty"`     // responses per read, batches in flight
 	Hist         string            `json:"hist"`                 // the latency histogram: HdrHistogram's compressed encoding (base64), values in µs
 	HistUnit     string            `json:"hist_unit"`            // "us"
+	*loadOpenJSON
+}
+
+// loadOpenJSON is the open loop's part of the `load --json` object (absent in a closed loop).
+type loadOpenJSON struct {
+	Rate           float64 `json:"rate"` // asked, per second in all
+	Arrival        string  `json:"arrival"`
+	Sent           int64   `json:"sent"`     // in the window
+	SentRPS        float64 `json:"sent_rps"` // achieved
+	LagP50         float64 `json:"lag_p50_ms"`
+	LagP99         float64 `json:"lag_p99_ms"`
+	LagMax         float64 `json:"lag_max_ms"`
+	LagTolerance   float64 `json:"lag_tolerance_ms"`
+	CPUPct         float64 `json:"generator_cpu_pct"`
+	GeneratorBound bool    `json:"generator_bound"` // lag p99 above the tolerance: the figures are the generator's
 }
 
 func writeLoadJSON(w io.Writer, res *load.Result, sh load.Config, sum loadSummary, runErr error) error {
@@ -72,6 +87,11 @@ func writeLoadJSON(w io.Writer, res *load.Result, sh load.Config, sum loadSummar
 		return err
 	}
 	j.Hist, j.HistUnit = hist, "us"
+	if o := res.Open; o != nil {
+		j.loadOpenJSON = &loadOpenJSON{Rate: o.Rate, Arrival: o.Arrival, Sent: o.Sent, SentRPS: round(o.SentRate, 1),
+			LagP50: o.Lag.P50, LagP99: o.Lag.P99, LagMax: o.Lag.Max, LagTolerance: float64(o.LagTolerance.Microseconds()) / 1000,
+			CPUPct: round(o.CPUPct, 1), GeneratorBound: o.GeneratorBound}
+	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(j)
 }
@@ -114,6 +134,15 @@ func writeLoadHuman(w io.Writer, res *load.Result, sh load.Config, sum loadSumma
 	fmt.Fprintf(w, "%s: %12.2f\n", sum.Rate, res.RPS)
 	if s := res.Elapsed.Seconds(); s > 0 {
 		fmt.Fprintf(w, "Transfer/sec: %12s\n", bytesIEC(float64(res.BytesRead)/s))
+	}
+	if o := res.Open; o != nil {
+		fmt.Fprintf(w, "Open loop: %s/s asked (%s), %s/s sent; send lag p50 %s, p99 %s, max %s; generator CPU %.0f%%\n",
+			load.GroupThousands(int64(o.Rate+0.5)), o.Arrival, load.GroupThousands(int64(o.SentRate+0.5)),
+			ms(o.Lag.P50), ms(o.Lag.P99), ms(o.Lag.Max), o.CPUPct)
+		if o.GeneratorBound {
+			fmt.Fprintf(w, "GENERATOR-BOUND: send lag p99 %s is above the %s tolerance: these figures measured the generator, not the server\n",
+				ms(o.Lag.P99), o.LagTolerance)
+		}
 	}
 	if runErr != nil {
 		fmt.Fprintf(w, "INCOMPLETE: %v\n", runErr)

@@ -103,6 +103,12 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{[]string{"http://127.0.0.1:1/", "-H", "no colon"}, "bad header"},
 		{[]string{"http://127.0.0.1:1/", "--scenario", "ws-echo", "--method", "PUT"}, "unknown flag: --method"}, // a WebSocket load
 		{[]string{"http://" + dead + "/", "-d", "1s"}, "cannot connect to"},
+		{[]string{"http://127.0.0.1:1/", "--rate", "0"}, "--rate must be a positive number"},
+		{[]string{"http://127.0.0.1:1/", "--rate", "-5"}, "--rate must be a positive number"},
+		{[]string{"http://127.0.0.1:1/", "--rate", "100", "--arrival", "bursty"}, "--arrival must be uniform or poisson"},
+		{[]string{"http://127.0.0.1:1/", "--arrival", "poisson"}, "give --rate too"},
+		{[]string{"http://127.0.0.1:1/", "--lag-tolerance", "2ms"}, "give --rate too"},
+		{[]string{"http://127.0.0.1:1/", "--rate", "100", "--lag-tolerance", "0"}, "--lag-tolerance must be positive"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, tc.want) {
@@ -142,5 +148,34 @@ func TestSecondsValue(t *testing.T) {
 		if err := d.Set(in); err != nil || time.Duration(d) != want {
 			t.Errorf("%q: %v %v", in, time.Duration(d), err)
 		}
+	}
+}
+
+// --rate makes an open loop: pipelining 1 unless asked, the rate asked and achieved, the send
+// lag and whether it bound the run, in the same JSON object.
+func TestLoadCommandOpenLoop(t *testing.T) {
+	s := newPingServer(t)
+	code, out, errOut := runCLI("http://"+s.addr+"/", "--rate", "2000", "--arrival", "poisson", "-c", "4", "-t", "1",
+		"-d", "0.5", "--warmup", "100ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"sent", "lag_p50_ms", "lag_p99_ms", "lag_max_ms", "generator_cpu_pct", "generator_bound"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("missing %q in %s", k, out)
+		}
+	}
+	if m["rate"] != 2000.0 || m["arrival"] != "poisson" || m["pipelining"] != 1.0 || m["lag_tolerance_ms"] != 1.0 ||
+		m["sent_rps"].(float64) <= 0 || m["responses"].(float64) <= 0 {
+		t.Fatalf("%s", out)
+	}
+	// A closed loop has none of it.
+	code, out, errOut = runCLI(s.addr, "--count", "10", "--json")
+	if code != 0 || strings.Contains(out, "generator_bound") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
 }

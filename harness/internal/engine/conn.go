@@ -17,10 +17,16 @@ type conn struct {
 	state   connState
 	pending int32 // answers still owed for the requests in flight
 	since   int64 // csConnecting, csSetup: when it began; csDown: earliest retry
-	// The requests in flight, oldest first, in a ring of Pipelining slots: when each was sent
-	// (its latency counts from there) and where the oldest is.
+	// The requests in flight, oldest first, in a ring of Pipelining slots: when each one's
+	// latency counts from (its send time, or in an open loop its intended send time), when
+	// it was sent, and where the oldest is.
+	start []int64
 	sent  []int64
 	head  int32
+	// Open loop: the intended send time of c's next request, and since when c has had room
+	// for it (a request due before then waited for the server, not for the generator).
+	next  float64
+	freed int64
 	wrest []byte // what the kernel has not taken yet; written on EPOLLOUT
 	carry []byte // bytes the protocol could not use yet (a partial header), <= maxCarry
 	s     session
@@ -64,7 +70,26 @@ func (w *worker) connected(c *conn, now int64) {
 func (w *worker) established(c *conn, now int64) {
 	c.state, c.since = csSetup, now
 	if c.s.open(w, c, now) {
-		c.state, w.lastProgress = csOpen, now
+		w.lastProgress = now
+		w.opened(c, now)
+		w.refill(c)
+	}
+}
+
+// opened marks c ready for requests at now: its opening exchange, if any, is done.
+func (w *worker) opened(c *conn, now int64) {
+	c.state, c.freed = csOpen, now
+}
+
+// refill sends what c may send now that it has room: in a closed loop the next batch once the
+// last one is complete, in an open loop whatever is due.
+func (w *worker) refill(c *conn) {
+	switch {
+	case w.r.open:
+		if c.pending < int32(w.r.cfg.Pipelining) {
+			w.refillOpen(c)
+		}
+	case c.pending == 0:
 		w.send(c)
 	}
 }
@@ -101,7 +126,7 @@ func (w *worker) send(c *conn) {
 	// starts at its first slot.
 	c.head = 0
 	for i := range n {
-		c.sent[i] = now
+		c.start[i], c.sent[i] = now, now
 	}
 	c.pending = int32(n)
 	w.batches++
@@ -110,9 +135,12 @@ func (w *worker) send(c *conn) {
 
 // answer books the answer to c's oldest request in flight, complete at t.
 func (w *worker) answer(c *conn, t int64) {
-	start := c.sent[c.head]
-	if c.head++; int(c.head) == len(c.sent) {
+	start := c.start[c.head]
+	if c.head++; int(c.head) == len(c.start) {
 		c.head = 0
+	}
+	if int(c.pending) == len(c.start) {
+		c.freed = t // it had no room until now
 	}
 	if c.pending--; c.pending == 0 {
 		w.batches--

@@ -24,9 +24,15 @@ func drive(ctx context.Context, r *runner, h Hooks, workers []*worker) error {
 	if countMode {
 		phase = "count"
 	}
-	if countMode || cfg.Warmup == 0 {
+	openWindow := func() {
 		call(h.MeasureStart)
+		if r.open {
+			r.cpu[0] = processCPU()
+		}
 		win.open()
+	}
+	if countMode || cfg.Warmup == 0 {
+		openWindow()
 		if phase == "warmup" {
 			phase = "measure"
 		}
@@ -70,8 +76,7 @@ loop:
 			break loop
 		case <-edge.C:
 			if phase == "warmup" {
-				call(h.MeasureStart)
-				win.open()
+				openWindow()
 				phase, phaseStart, phaseBase = "measure", time.Now(), total()
 				edge.Reset(cfg.Duration)
 				continue
@@ -88,6 +93,9 @@ loop:
 	}
 	if win.opened() {
 		win.close()
+		if r.open {
+			r.cpu[1] = processCPU()
+		}
 		call(h.MeasureEnd)
 	}
 	win.stop.Store(true)

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -55,6 +56,33 @@ type Config struct {
 	Duration    time.Duration // measured window
 	Count       int64         // > 0: send exactly Count requests in all, no warm-up, then stop
 	Timeout     time.Duration // dial, upgrade and per-request answer timeout; default 5 s
+
+	// Rate > 0 makes the loop open: requests per second in all, each with an intended send
+	// time spaced by Arrival, over the fixed Connections, each carrying up to Pipelining in
+	// flight. A request whose connection is busy waits in the generator, and its latency
+	// counts from its intended time, so a stalling server cannot hide (no coordinated
+	// omission).
+	Rate         float64
+	Arrival      Arrival
+	LagTolerance time.Duration // send lag p99 above which the run is generator-bound; default 1 ms
+}
+
+// Arrival is how an open loop spaces its requests' intended send times.
+type Arrival uint8
+
+const (
+	Uniform Arrival = iota // evenly, 1/Rate apart
+	Poisson                // exponential gaps of mean 1/Rate: a Poisson process
+)
+
+func (a Arrival) String() string {
+	switch a {
+	case Uniform:
+		return "uniform"
+	case Poisson:
+		return "poisson"
+	}
+	return "arrival " + strconv.Itoa(int(a))
 }
 
 // Hooks are called at the edges of the measured window and with progress.
@@ -85,8 +113,25 @@ type Result struct {
 	// Reconnects counts connections opened in the window to replace closed ones (server
 	// closes, announced or not, and errors): a server that closes connections pays for it.
 	Reconnects int64                   `json:"reconnects"`
-	Client     *ClientStats            `json:"client,omitempty"` // HTTP load only
-	Hist       *hdrhistogram.Histogram `json:"-"`                // µs, merged across workers
+	Client     *ClientStats            `json:"client,omitempty"`    // HTTP load only
+	Open       *OpenLoop               `json:"open_loop,omitempty"` // open loop (Config.Rate) only
+	Hist       *hdrhistogram.Histogram `json:"-"`                   // µs, merged across workers
+}
+
+// OpenLoop is what an open loop says about itself: the rate asked and achieved, and how late
+// the generator sent. Send lag is actual minus intended send time, for requests whose
+// connection was free at their intended time (the others waited for the server, and that
+// shows in their latency); when its p99 is above the tolerance, the generator did not keep to
+// the schedule and the run measured the generator, not the server.
+type OpenLoop struct {
+	Rate           float64       `json:"rate"` // asked, requests per second in all
+	Arrival        string        `json:"arrival"`
+	Sent           int64         `json:"sent"`     // requests sent in the window
+	SentRate       float64       `json:"sent_rps"` // Sent per second of the window: the achieved rate
+	Lag            Latency       `json:"lag"`
+	LagTolerance   time.Duration `json:"-"`
+	GeneratorBound bool          `json:"generator_bound"`
+	CPUPct         float64       `json:"generator_cpu_pct"` // the generator process's CPU time in the window, % of one core
 }
 
 // ClientStats is how the load arrived, as the client saw it in the window: how many responses
@@ -140,6 +185,7 @@ func Run(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 	if err := r.proto.probe(ctx, cfg); err != nil {
 		return nil, err
 	}
+	r.schedule = nanotime()
 	workers, err := newWorkers(r)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
@@ -164,6 +210,9 @@ func (r *runner) result(workers []*worker, runErr error) (*Result, error) {
 	res := &Result{Responses: measured, Hist: hist, Latency: Summarize(hist)}
 	r.win.finish(res)
 	res.BytesRead, res.Reconnects, res.Errors = c.bytes, c.reconnects, c.errorMap()
+	if r.open {
+		res.Open = r.openResult(workers, res.Elapsed)
+	}
 	if r.cfg.Protocol == WebSocket {
 		res.Unit = UnitMessages
 	} else if c.reads > 0 && c.wakeups > 0 {

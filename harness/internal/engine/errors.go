@@ -57,6 +57,7 @@ type counts struct {
 	// What the client sees of the server's batching: reads that brought data, event-loop
 	// wake-ups, and the connections with requests in flight summed over those wake-ups.
 	reads, wakeups, inFlight int64
+	sent                     int64 // open loop: requests sent
 	errs                     [numKinds]int64
 	status                   [600]int64 // non-2xx HTTP responses by status code (codes are 100..599)
 }
@@ -67,6 +68,7 @@ func (c *counts) add(o *counts) {
 	c.reads += o.reads
 	c.wakeups += o.wakeups
 	c.inFlight += o.inFlight
+	c.sent += o.sent
 	for i := range c.errs {
 		c.errs[i] += o.errs[i]
 	}

@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"runtime"
+	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
 	"golang.org/x/sys/unix"
@@ -15,6 +17,10 @@ import (
 type runner struct {
 	cfg       Config
 	countMode bool
+	open      bool             // Config.Rate > 0
+	gap       float64          // open loop: mean ns between one connection's intended send times
+	schedule  int64            // open loop: nanotime the schedule starts at
+	cpu       [2]time.Duration // the process's CPU time when the window opened and closed
 	proto     protocol
 	family    int
 	ip        net.IP
@@ -77,6 +83,20 @@ func (c Config) Normalized() (Config, error) {
 	if c.Timeout <= 0 {
 		c.Timeout = defaultTimeout
 	}
+	switch {
+	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || c.Rate < 0:
+		return c, fmt.Errorf("load: rate %v: want a positive number of requests per second (or 0 for a closed loop)", c.Rate)
+	case c.Rate == 0:
+		return c, nil
+	case c.Arrival != Uniform && c.Arrival != Poisson:
+		return c, fmt.Errorf("load: unknown %v", c.Arrival)
+	case c.Protocol == WebSocket && c.Pipelining > 1:
+		return c, errors.New("load: an open-loop WebSocket load keeps one message in flight per connection (pipelining 1)")
+	case c.LagTolerance < 0:
+		return c, errors.New("load: negative lag tolerance")
+	case c.LagTolerance == 0:
+		c.LagTolerance = time.Millisecond
+	}
 	return c, nil
 }
 
@@ -105,7 +125,10 @@ func newRunner(cfg Config) (*runner, error) {
 	if ta.IP == nil {
 		ta.IP = net.IPv4(127, 0, 0, 1) // ":port" means this host, as for net.Dial
 	}
-	r := &runner{cfg: cfg, countMode: cfg.Count > 0, ip: ta.IP, port: ta.Port, family: unix.AF_INET6}
+	r := &runner{cfg: cfg, countMode: cfg.Count > 0, ip: ta.IP, port: ta.Port, family: unix.AF_INET6, open: cfg.Rate > 0}
+	if r.open {
+		r.gap = float64(cfg.Connections) * 1e9 / cfg.Rate
+	}
 	if ta.IP.To4() != nil {
 		r.family = unix.AF_INET
 	}

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"math"
 	"sync"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +35,11 @@ type worker struct {
 	counts    counts // measured window only
 	batches   int    // connections with requests in flight
 	lastSweep int64
-	tally     // answers and their latencies; Count mode's requests
+	// Open loop: when the next request of a connection with room falls due, and the send
+	// lag of the requests that left (µs, window only).
+	nextDue int64
+	lag     *hdrhistogram.Histogram
+	tally   // answers and their latencies; Count mode's requests
 }
 
 // newWorkers makes the run's workers, each with its share of the connections and of the
@@ -65,13 +71,18 @@ func newWorker(r *runner, i int) (*worker, error) {
 		evs:   make([]unix.EpollEvent, maxEvents),
 		buf:   make([]byte, maxCarry+readChunk),
 		tally: newTally(r.countMode, share),
+		lag:   r.newLagHistogram(),
 	}
 	sessions := r.proto.sessions(nconns)
 	for i := range w.conns {
 		c := &w.conns[i]
 		c.init(i)
-		c.sent = make([]int64, r.cfg.Pipelining)
+		c.start, c.sent = make([]int64, r.cfg.Pipelining), make([]int64, r.cfg.Pipelining)
 		c.s = sessions[i]
+	}
+	if r.open {
+		// The run's connections before this worker's: workers 0..i-1 took theirs.
+		w.startSchedule(i*(r.cfg.Connections/r.cfg.Workers) + min(i, r.cfg.Connections%r.cfg.Workers))
 	}
 	return w, nil
 }
@@ -95,6 +106,9 @@ func (w *worker) run() {
 		w.connect(&w.conns[i], now)
 	}
 	for !w.r.win.stopped() && !w.settled() {
+		if w.r.open && nanotime() >= w.nextDue {
+			w.dispatch()
+		}
 		w.poll()
 		w.publish()
 		if now = nanotime(); now-w.lastSweep >= int64(sweepEvery) {
@@ -106,7 +120,12 @@ func (w *worker) run() {
 
 // poll handles one round of socket events.
 func (w *worker) poll() {
-	evs := pollEvents(w.epfd, w.evs)
+	var evs []unix.EpollEvent
+	if w.r.open {
+		evs = pollUntil(w.epfd, w.evs, w.nextDue)
+	} else {
+		evs = pollEvents(w.epfd, w.evs)
+	}
 	if len(evs) > 0 && w.r.win.in(nanotime()) {
 		w.counts.wakeups++
 		w.counts.inFlight += int64(w.batches)
@@ -182,11 +201,11 @@ func (w *worker) received(c *conn, n int, t int64, hup bool) {
 	if rest := c.s.consume(w, c, data, t); rest > 0 && c.gen == gen && c.state != csDown {
 		c.carry = append(c.carry, data[len(data)-rest:]...)
 	}
-	// Closed loop: the next batch leaves as soon as this one is complete, unless the server
-	// has already hung up (the read loop finds the close and reconnects, so a server closing
-	// between batches loses nothing).
-	if c.gen == gen && c.state == csOpen && c.pending == 0 && !hup {
-		w.send(c)
+	// The next requests leave at once (closed loop: the next batch as soon as this one is
+	// complete), unless the server has already hung up (the read loop finds the close and
+	// reconnects, so a server closing between batches loses nothing).
+	if c.gen == gen && c.state == csOpen && !hup {
+		w.refill(c)
 	}
 }
 
@@ -212,7 +231,7 @@ func (w *worker) sweep(now int64) {
 			switch {
 			case c.pending > 0 && now-c.oldest() > timeout:
 				w.fail(c, kTimeout, now)
-			case c.pending == 0 && (!w.r.countMode || w.budget > 0):
+			case c.pending == 0 && !w.r.open && (!w.r.countMode || w.budget > 0):
 				w.send(c)
 			}
 		case csSetup:
@@ -255,6 +274,7 @@ func closeAll(ws []*worker, wait time.Duration) {
 }
 
 func (w *worker) closeAll(wait time.Duration) {
+	w.nextDue = math.MaxInt64 // nothing is due any more: wait for the goodbyes' answers
 	closing := 0
 	for i := range w.conns {
 		c := &w.conns[i]

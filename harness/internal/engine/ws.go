@@ -148,7 +148,7 @@ func (s *wsSession) handshake(w *worker, c *conn, data []byte, t int64) {
 	case err != nil:
 		w.fail(c, kHandshake, t)
 	case hl >= 0:
-		c.state = csOpen // the first batch leaves once this read is handled
+		w.opened(c, t) // the first requests leave once this read is handled
 		if rest := s.hs[hl:]; len(rest) > 0 {
 			s.echoes(w, c, rest, t)
 		}
