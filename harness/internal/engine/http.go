@@ -41,13 +41,10 @@ func (p *httpProto) probe(ctx context.Context, cfg Config) error {
 func (p *httpProto) sessions(n int) []session {
 	seen := newHeadCache() // one per worker: all its connections talk to the same server
 	ss := make([]httpSession, n)
-	out := make([]session, n)
 	for i := range ss {
-		ss[i].p = p
-		ss[i].f.seen = seen
-		out[i] = &ss[i]
+		ss[i] = httpSession{p: p, f: framer{seen: seen}}
 	}
-	return out
+	return sessionsOf(ss)
 }
 
 func (p *httpProto) lost(lost, count int64) string {

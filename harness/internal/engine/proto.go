@@ -14,6 +14,18 @@ type protocol interface {
 	lost(lost, count int64) string
 }
 
+// sessionsOf hands out the elements of ss (allocated together, one per connection) as sessions.
+func sessionsOf[S any, P interface {
+	*S
+	session
+}](ss []S) []session {
+	out := make([]session, len(ss))
+	for i := range ss {
+		out[i] = P(&ss[i])
+	}
+	return out
+}
+
 // session is one connection's protocol state; the worker that owns the connection is the only
 // goroutine touching it.
 type session interface {

@@ -42,13 +42,11 @@ func (p *wsProto) probe(ctx context.Context, cfg Config) error {
 
 func (p *wsProto) sessions(n int) []session {
 	ss := make([]wsSession, n)
-	out := make([]session, n)
 	for i := range ss {
 		ss[i].p = p
 		ss[i].prebuild()
-		out[i] = &ss[i]
 	}
-	return out
+	return sessionsOf(ss)
 }
 
 func (p *wsProto) lost(lost, count int64) string {
