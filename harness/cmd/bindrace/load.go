@@ -31,8 +31,8 @@ time (--arrival uniform or poisson), over the same connections, each carrying up
 --pipelining requests in flight (default 1 then); a request whose connection is busy waits,
 and its latency counts from its intended time. The generator reports how late it sent (send
 lag) and its CPU; a lag p99 above --lag-tolerance marks the run generator-bound. Warm-up is
-excluded from every figure. URL gives host:port; the request is --scenario's (default ping), or a GET
-of URL's path when it has one and no --scenario is given. A ws:// URL or a WebSocket
+excluded from every figure. URL gives host:port; the request is --scenario's (default ping),
+or a GET of URL's path when it has one and no --scenario is given. A ws:// URL or a WebSocket
 --scenario drives WebSocket echoes instead (bindrace load --scenario ws-echo --help).
 
 Exit status: 0 done, 2 bad flags or URL, target unreachable, or run incomplete.
@@ -45,8 +45,10 @@ const loadUsageWS = `Usage: bindrace load --scenario ws-echo ws://HOST:PORT/ws [
 Drives WebSocket echo load at URL (scenario ws-echo): a closed loop over --connections
 connections, each with --pipelining binary messages of --size bytes written in one batch and
 in flight together; the next batch leaves when every echo is back. Only complete echoes equal
-to what was sent count; throughput is in messages/s. Warm-up is excluded from every figure.
-The path defaults to /ws; the scheme may be ws:// or http:// (wss:// is not supported).
+to what was sent count; throughput is in messages/s. --rate makes it an open loop, as for
+HTTP (bindrace load --help), with one message in flight per connection. Warm-up is excluded
+from every figure. The path defaults to /ws; the scheme may be ws:// or http:// (wss:// is
+not supported).
 
 Exit status: 0 done, 2 bad flags or URL, target unreachable or not upgrading, or run
 incomplete.
