@@ -67,6 +67,16 @@ func (w *worker) refillOpen(c *conn) {
 	}
 }
 
+// notDue reports that none of w's connections has a request due at now.
+func (w *worker) notDue(now int64) bool {
+	for i := range w.conns {
+		if int64(w.conns[i].next) <= now {
+			return false
+		}
+	}
+	return true
+}
+
 // sendDue writes, in one batch, c's requests that are due now, as many as c has room for.
 // A request whose connection was free at its intended time and still leaves late is the
 // generator's lag.

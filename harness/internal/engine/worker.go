@@ -262,7 +262,11 @@ func (w *worker) sweep(now int64) {
 	// Count mode must end even when the server is gone or never answers: after a timeout
 	// without any answer and no connection left to wait on (or three timeouts, for
 	// connections that keep failing in set-up), what was not sent is given up as lost.
-	// Requests in flight settle through their own timeouts.
+	// Requests in flight settle through their own timeouts. An open loop whose next request
+	// is not due yet is waiting for its schedule, not for the server.
+	if w.r.open && w.r.countMode && w.notDue(now) {
+		w.lastProgress = now
+	}
 	if w.r.countMode && w.budget > 0 && (!live && now-w.lastProgress > timeout || now-w.lastProgress > 3*timeout) {
 		w.giveUp()
 	}
