@@ -46,9 +46,8 @@ Drives WebSocket echo load at URL (scenario ws-echo): a closed loop over --conne
 connections, each with --pipelining binary messages of --size bytes written in one batch and
 in flight together; the next batch leaves when every echo is back. Only complete echoes equal
 to what was sent count; throughput is in messages/s. --rate makes it an open loop, as for
-HTTP (bindrace load --help), with one message in flight per connection. Warm-up is excluded
-from every figure. The path defaults to /ws; the scheme may be ws:// or http:// (wss:// is
-not supported).
+HTTP (bindrace load --help). Warm-up is excluded from every figure. The path defaults to /ws;
+the scheme may be ws:// or http:// (wss:// is not supported).
 
 Exit status: 0 done, 2 bad flags or URL, target unreachable or not upgrading, or run
 incomplete.

@@ -120,7 +120,7 @@ func (w *worker) send(c *conn) {
 	if n == 0 {
 		return
 	}
-	b := c.s.batch(n)
+	b := c.s.batch(0, n)
 	now := nanotime()
 	// pending is 0 here (a closed loop sends when the last batch is complete), so the ring
 	// starts at its first slot.

@@ -59,7 +59,7 @@ type httpSession struct {
 
 func (s *httpSession) open(*worker, *conn, int64) bool { return true }
 
-func (s *httpSession) batch(n int) []byte {
+func (s *httpSession) batch(_, n int) []byte {
 	p := s.p
 	b := p.batches[s.rr]
 	if n < len(p.ends[s.rr]) {

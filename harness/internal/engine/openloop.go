@@ -106,7 +106,7 @@ func (w *worker) sendDue(c *conn) {
 		w.batches++
 	}
 	c.pending += n
-	w.enqueue(c, c.s.batch(int(n)))
+	w.enqueue(c, c.s.batch(int(tail), int(n)))
 }
 
 // pollUntil returns the events ready on epfd, waiting for some until deadline (nanotime) at

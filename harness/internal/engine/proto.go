@@ -33,9 +33,9 @@ type session interface {
 	// protocol first exchanges something (the WebSocket upgrade): consume then sees the
 	// answer in state csSetup and sets csOpen when it is done.
 	open(w *worker, c *conn, now int64) bool
-	// batch renders the next n requests (n at most Pipelining) as one write; the slice stays
-	// the session's.
-	batch(n int) []byte
+	// batch renders the next n requests (n at most Pipelining), for the connection's ring
+	// slots from first on (mod Pipelining), as one write; the slice stays the session's.
+	batch(first, n int) []byte
 	// consume handles data that arrived at t: it calls w.answer for every complete answer, in
 	// order, and may fail or close c. It returns how many bytes at the end of data it could
 	// not use yet: the engine puts them in front of the next read (at most maxCarry).

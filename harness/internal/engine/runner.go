@@ -90,8 +90,6 @@ func (c Config) Normalized() (Config, error) {
 		return c, nil
 	case c.Arrival != Uniform && c.Arrival != Poisson:
 		return c, fmt.Errorf("load: unknown %v", c.Arrival)
-	case c.Protocol == WebSocket && c.Pipelining > 1:
-		return c, errors.New("load: an open-loop WebSocket load keeps one message in flight per connection (pipelining 1)")
 	case c.LagTolerance < 0:
 		return c, errors.New("load: negative lag tolerance")
 	case c.LagTolerance == 0:

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -57,7 +58,6 @@ func (p *wsProto) lost(lost, count int64) string {
 type wsSession struct {
 	p      *wsProto
 	seq    uint64
-	sent   int32  // messages in the batch in flight
 	hs     []byte // the upgrade response so far
 	accept string // the Sec-WebSocket-Accept this connection's key calls for
 	// frames holds Pipelining ready-made masked frames back to back; each batch rewrites only
@@ -98,20 +98,27 @@ func (s *wsSession) open(w *worker, c *conn, _ int64) bool {
 	return false
 }
 
-// batch renders n messages (fewer than Pipelining at the end of Count mode) as back-to-back
-// frames, each re-masked in place with a fresh key (§5.3 wants a new, unpredictable key per
-// frame; math/rand/v2's generator is ChaCha8 seeded by the OS, per thread, without locks).
-func (s *wsSession) batch(n int) []byte {
-	s.fill(n)
-	s.sent = int32(n)
-	return s.frames[:n*s.p.frameLen]
+// batch renders n messages for the ring slots from first on as back-to-back frames, each
+// re-masked in place with a fresh key (§5.3 wants a new, unpredictable key per frame;
+// math/rand/v2's generator is ChaCha8 seeded by the OS, per thread, without locks).
+func (s *wsSession) batch(first, n int) []byte {
+	s.fill(first, n)
+	fl, p := s.p.frameLen, s.p.pipelining
+	if first+n <= p {
+		return s.frames[first*fl : (first+n)*fl]
+	}
+	// The batch wraps around the ring (an open loop adds to messages in flight), and one
+	// write wants it contiguous. A copy of its own: the slots it leaves may still be queued.
+	return slices.Concat(s.frames[first*fl:], s.frames[:(first+n-p)*fl])
 }
 
-// fill prepares the first n frames for a batch: new sequence numbers, new keys, re-masked.
-func (s *wsSession) fill(n int) {
+// fill prepares the frames of n ring slots from first on: new sequence numbers, new keys,
+// re-masked.
+func (s *wsSession) fill(first, n int) {
 	size, fl := s.p.size, s.p.frameLen
 	hl := fl - size
-	for i := range n {
+	for k := range n {
+		i := (first + k) % s.p.pipelining
 		s.seq++
 		p := s.plain[i*size : (i+1)*size]
 		if size >= 8 {
@@ -202,7 +209,7 @@ func (s *wsSession) echoes(w *worker, c *conn, data []byte, t int64) {
 			}
 		}
 		size := s.p.size
-		i := int(s.sent - c.pending)
+		i := int(c.head) // the oldest message in flight: its echo is due first
 		want := s.plain[i*size : (i+1)*size]
 		if s.msgOp != opBinary || s.msgOff+len(chunk) > size || !bytes.Equal(chunk, want[s.msgOff:s.msgOff+len(chunk)]) {
 			w.fail(c, kMismatch, t)
@@ -274,7 +281,6 @@ func (s *wsSession) goodbye() []byte {
 }
 
 func (s *wsSession) reset() {
-	s.sent = 0
 	s.hs = s.hs[:0]
 	s.f.reset()
 	s.inMsg, s.msgOff, s.ctlN = false, 0, 0
