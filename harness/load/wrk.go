@@ -28,12 +28,12 @@ var wrkScript string
 // does; with pipelining wrk's percentiles are wrong (wrk.lua says why), so only mean and max
 // are kept and the p99 check of such a race is INCONCLUSIVE.
 func RunWrk(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
-	cfg, err := cfg.normalized()
+	cfg, err := cfg.Normalized()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Count > 0 || len(cfg.Requests) != 1 {
-		return nil, errors.New("load: wrk drives one request for a duration (no --count, one request)")
+	if cfg.Protocol != HTTP || cfg.Count > 0 || len(cfg.Requests) != 1 {
+		return nil, errors.New("load: wrk drives one request for a duration (HTTP, no --count, one request)")
 	}
 	wrk, err := exec.LookPath("wrk")
 	if err != nil {

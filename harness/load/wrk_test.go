@@ -2,8 +2,11 @@ package load
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -14,10 +17,15 @@ func TestRunWrk(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		t.Skip("skipped: wrk is not installed (scripts/setup.sh installs it)")
 	}
-	ok := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
-	s := newRawServer(t, func(n int, _ int64) (string, bool) { return strings.Repeat(ok, n), false })
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		served.Add(1)
+		w.Write([]byte("hi"))
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
 	var started, ended int
-	cfg := Config{Addr: s.addr(), Requests: [][]byte{[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
+	cfg := Config{Addr: addr, Requests: [][]byte{[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
 		Connections: 4, Pipelining: 5, Workers: 1, Warmup: time.Second, Duration: time.Second}
 	res, err := RunWrk(context.Background(), cfg, Hooks{
 		MeasureStart: func() { started++; ended -= 100 },
@@ -34,14 +42,14 @@ func TestRunWrk(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 	// The warm-up's responses went to the server too, but not into the figure.
-	if served := s.responses.Load(); served <= res.Responses {
-		t.Errorf("server answered %d, wrk counted %d: the warm-up should be excluded", served, res.Responses)
+	if n := served.Load(); n <= res.Responses {
+		t.Errorf("server answered %d, wrk counted %d: the warm-up should be excluded", n, res.Responses)
 	}
 	cfg.Pipelining, cfg.Warmup = 1, 0
 	if res, err := RunWrk(context.Background(), cfg, Hooks{}); err != nil || res.Latency.P99 <= 0 || res.Latency.P50 > res.Latency.P99 {
 		t.Errorf("pipelining 1: %+v %v", res, err)
 	}
-	if _, err := RunWrk(context.Background(), Config{Addr: s.addr(), Requests: cfg.Requests, Count: 10}, Hooks{}); err == nil {
+	if _, err := RunWrk(context.Background(), Config{Addr: addr, Requests: cfg.Requests, Count: 10}, Hooks{}); err == nil {
 		t.Error("Count mode accepted")
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
-	"github.com/bindrace/bindrace/harness/wsload"
 )
 
 // Plan is how every run of a session is measured (a profile after the flags).
@@ -218,23 +217,16 @@ func scenarioNames(scs []scenario.Scenario) string {
 }
 
 // driver returns what drives rs's load against addr for a warm-up and a measured window:
-// harness/load for HTTP scenarios (or wrk, with loadgen wrk), harness/wsload for WebSocket ones
-// (whose Result counts echoed messages, so Run.RPS is messages/s there).
+// harness/load (or wrk, with loadgen wrk, for HTTP scenarios). A WebSocket scenario's Result
+// counts echoed messages, so Run.RPS is messages/s there.
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
-	const timeout = 10 * time.Second
-	workers := e.plan.clientWorkers()
-	if rs.sc.WebSocket() {
-		cfg := wsload.Config{Addr: addr, Host: addr, Path: rs.sc.Path, Size: len(rs.sc.Body),
-			Connections: rs.connections, Pipelining: rs.pipelining, Workers: workers, Timeout: timeout}
-		return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
-			cfg.Warmup, cfg.Duration = warmup, duration
-			return wsload.Run(ctx, cfg, h)
-		}
-	}
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
-		Connections: rs.connections, Pipelining: rs.pipelining, Workers: workers, Timeout: timeout}
+		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second}
 	run := load.Run
-	if e.plan.Loadgen == "wrk" {
+	switch {
+	case rs.sc.WebSocket():
+		cfg.Protocol, cfg.Requests, cfg.Host, cfg.Path, cfg.Size = load.WebSocket, nil, addr, rs.sc.Path, len(rs.sc.Body)
+	case e.plan.Loadgen == "wrk":
 		run = load.RunWrk
 	}
 	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
@@ -255,7 +247,7 @@ func rateUnit(sc scenario.Scenario) string {
 // "messages/s" for WebSocket scenarios.
 func unitOf(sc scenario.Scenario) string {
 	if sc.WebSocket() {
-		return wsload.Unit
+		return load.UnitMessages
 	}
 	return ""
 }

@@ -480,7 +480,7 @@ h.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 	}
 }
 
-// A race on the ws-echo scenario drives wsload: messages/s in every run's rps, and the
+// A race on the ws-echo scenario drives a WebSocket load: messages/s in every run's rps, and the
 // summary says so.
 func TestRaceWebSocket(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
@@ -515,8 +515,8 @@ func TestRaceWebSocket(t *testing.T) {
 	noLeftovers(t)
 }
 
-// `bindrace load` hands ws:// URLs and WebSocket scenarios to wsload, everything else to the
-// HTTP generator; both print the same JSON object.
+// `bindrace load` drives ws:// URLs and WebSocket scenarios as WebSocket loads, everything else
+// as HTTP; both print the same JSON object.
 func TestLoadDispatch(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -12,11 +12,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
-
-	"github.com/bindrace/bindrace/harness/load"
-	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/bindrace/bindrace/harness/wsload"
 )
 
 // version is set by the Makefile with -ldflags "-X main.version=...".
@@ -87,36 +82,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "bindrace: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
-}
-
-// loadCommand is `bindrace load`: WebSocket load (a ws:// URL, or --scenario naming a
-// WebSocket scenario such as ws-echo) goes to harness/wsload, everything else to harness/load.
-// Both take the same flags and print the same JSON object.
-func loadCommand(args []string, stdout, stderr io.Writer) int {
-	if isWebSocketLoad(args) {
-		return wsload.Command(args, stdout, stderr)
-	}
-	return load.Command(args, stdout, stderr)
-}
-
-func isWebSocketLoad(args []string) bool {
-	for i, a := range args {
-		var scen string
-		switch {
-		case strings.HasPrefix(a, "ws://"), strings.HasPrefix(a, "wss://"):
-			return true
-		case a == "--scenario" && i+1 < len(args):
-			scen = args[i+1]
-		case strings.HasPrefix(a, "--scenario="):
-			scen = strings.TrimPrefix(a, "--scenario=")
-		default:
-			continue
-		}
-		if sc, err := scenario.ByName(scen); err == nil && sc.WebSocket() {
-			return true
-		}
-	}
-	return false
 }
 
 func versionCommand(args []string, stdout, stderr io.Writer) int {
