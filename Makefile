@@ -156,13 +156,16 @@ vet: | $(SETUP_STAMP) ## go vet (default tags; the binding with bindrace_release
 # Go's linters are tool dependencies in go.mod (go tool runs the pinned versions): staticcheck
 # (honnef.co/go/tools) and deadcode (golang.org/x/tools). deadcode -test counts tests as roots;
 # what it still reports must be named, with a reason, in scripts/deadcode-allow.txt.
-lint-go: | $(SETUP_STAMP) ## staticcheck and deadcode -test (allowlist: scripts/deadcode-allow.txt)
+# funclen holds Go functions to 80 lines unless their doc comment says why with //funclen:long
+# (the native core's limit, 120, is clang-tidy's readability-function-size).
+lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/deadcode-allow.txt), funclen
 	$(GO) tool staticcheck ./...
 	$(GO) tool staticcheck -tags bindrace_release ./binding/...
 	$(GO) tool staticcheck -tags soak ./binding/...
 	scripts/deadcode.sh
+	$(GO) run ./scripts/funclen harness binding scripts
 
-lint: vet lint-go lint-native ## go vet, staticcheck, deadcode, clang-tidy: all must be clean
+lint: vet lint-go lint-native ## go vet, staticcheck, deadcode, funclen, clang-tidy: all must be clean
 
 test: setup bin/bindrace bin/binding-server bin/binding-server-plain lint test-native fuzz-smoke ## setup, build, lint (vet included), the native checks, go test
 	$(GO) test $(GO_TEST_FLAGS) ./...

@@ -204,21 +204,15 @@ func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 	addr := srv.Addr()
 	run := &CachegrindRun{Requests: count, StartupS: srv.Startup.Seconds()}
 	if o.Gap > 0 {
-		got, elapsed, err := pacedRun(ctx, addr, sc.Request(addr), count, o.Pipelining, o.Gap, o.Timeout)
+		got, elapsed, err := pacedRun(ctx, addr, exchangeFor(sc, addr), count, o.Pipelining, o.Gap, o.Timeout)
 		if err != nil {
 			return nil, fmt.Errorf("paced client: %d of %d responses: %w", got, count, err)
 		}
 		run.Responses, run.ElapsedS = got, elapsed.Seconds()
 	} else {
-		res, err := load.Run(ctx, load.Config{
-			Addr:        addr,
-			Requests:    [][]byte{sc.Request(addr)},
-			Connections: o.Connections,
-			Pipelining:  o.Pipelining,
-			Workers:     1,
-			Count:       count,
-			Timeout:     o.Timeout,
-		}, load.Hooks{})
+		cfg := load.ForScenario(sc, addr)
+		cfg.Connections, cfg.Pipelining, cfg.Workers, cfg.Count, cfg.Timeout = o.Connections, o.Pipelining, 1, count, o.Timeout
+		res, err := load.Run(ctx, cfg, load.Hooks{})
 		if err != nil {
 			return nil, fmt.Errorf("load: %w", err)
 		}

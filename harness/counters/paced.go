@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // pacedRun sends exactly count requests on one connection in batches of pipe, waiting for a
@@ -18,7 +20,8 @@ import (
 // the same instructions; without it whether the next batch is already there when the server
 // reads again is a race between the client and the valgrind'ed server, and the per-response
 // figure wanders by a few percent run to run (measured here: ±1.5% at N=20000, pipelining 10).
-func pacedRun(ctx context.Context, addr string, req []byte, count int64, pipe int, gap, timeout time.Duration) (int64, time.Duration, error) {
+// ex says what the connection speaks: HTTP requests, or WebSocket messages to be echoed.
+func pacedRun(ctx context.Context, addr string, ex exchange, count int64, pipe int, gap, timeout time.Duration) (int64, time.Duration, error) {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -26,25 +29,25 @@ func pacedRun(ctx context.Context, addr string, req []byte, count int64, pipe in
 	}
 	defer c.Close()
 	br := bufio.NewReaderSize(c, 64<<10)
-	batch := bytes.Repeat(req, pipe)
+	c.SetDeadline(time.Now().Add(timeout))
+	if err := ex.open(c, br); err != nil {
+		return 0, 0, err
+	}
+	batch := bytes.Repeat(ex.request(), pipe)
+	one := len(batch) / pipe
 	start := time.Now()
 	var done int64
 	for done < count {
 		if err := ctx.Err(); err != nil {
 			return done, time.Since(start), err
 		}
-		k := int64(pipe)
-		b := batch
-		if count-done < k {
-			k = count - done
-			b = batch[:len(req)*int(k)]
-		}
+		k := min(int64(pipe), count-done)
 		c.SetDeadline(time.Now().Add(timeout))
-		if _, err := c.Write(b); err != nil {
+		if _, err := c.Write(batch[:one*int(k)]); err != nil {
 			return done, time.Since(start), fmt.Errorf("write: %w", err)
 		}
 		for i := int64(0); i < k; i++ {
-			if err := readResponse(br); err != nil {
+			if err := ex.read(br); err != nil {
 				return done, time.Since(start), fmt.Errorf("response %d: %w", done+1, err)
 			}
 			done++
@@ -55,6 +58,28 @@ func pacedRun(ctx context.Context, addr string, req []byte, count int64, pipe in
 	}
 	return done, time.Since(start), nil
 }
+
+// exchange is what a paced connection speaks.
+type exchange interface {
+	open(c net.Conn, br *bufio.Reader) error // anything before the first request (an upgrade)
+	request() []byte                         // one request's bytes; a batch repeats them
+	read(br *bufio.Reader) error             // consume one answer, or say what is wrong with it
+}
+
+// exchangeFor is the exchange of sc's scenario against addr.
+func exchangeFor(sc scenario.Scenario, addr string) exchange {
+	if sc.WebSocket() {
+		return &wsExchange{host: addr, path: sc.Path, payload: sc.Body}
+	}
+	return httpExchange(sc.Request(addr))
+}
+
+// httpExchange sends one HTTP/1.1 request and reads its response.
+type httpExchange []byte
+
+func (httpExchange) open(net.Conn, *bufio.Reader) error { return nil }
+func (h httpExchange) request() []byte                  { return h }
+func (httpExchange) read(br *bufio.Reader) error        { return readResponse(br) }
 
 // readResponse consumes one HTTP/1.1 response (Content-Length or chunked) and wants a 2xx.
 func readResponse(br *bufio.Reader) error {

@@ -94,16 +94,10 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 		},
 	}
 	addr := srv.Addr()
-	lr, err := load.Run(ctx, load.Config{
-		Addr:        addr,
-		Requests:    [][]byte{sc.Request(addr)},
-		Connections: o.Connections,
-		Pipelining:  o.Pipelining,
-		Workers:     o.Workers,
-		Warmup:      o.Warmup,
-		Duration:    o.Duration,
-		Timeout:     o.Timeout,
-	}, hooks)
+	cfg := load.ForScenario(sc, addr)
+	cfg.Connections, cfg.Pipelining, cfg.Workers = o.Connections, o.Pipelining, o.Workers
+	cfg.Warmup, cfg.Duration, cfg.Timeout = o.Warmup, o.Duration, o.Timeout
+	lr, err := load.Run(ctx, cfg, hooks)
 	if sess != nil && totals.Values == nil && endErr == nil {
 		totals, endErr = sess.Stop() // the window never closed (load failed): release the events
 	}

@@ -49,11 +49,17 @@ func fmtMs(x float64) string {
 }
 
 // fmtPct is a signed delta: +12.71%.
-func fmtPct(x float64) string {
+func fmtPct(x float64) string { return percent("%+.2f%%", x) }
+
+// fmtPlainPct is an unsigned share (CPU, CV): 98.30%.
+func fmtPlainPct(x float64) string { return percent("%.2f%%", x) }
+
+// percent formats x, or a dash when it is not a number (0 is a real 0% here).
+func percent(format string, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return dash
 	}
-	return fmt.Sprintf("%+.2f%%", x)
+	return fmt.Sprintf(format, x)
 }
 
 // fmtLevel prints a confidence level: 0.975 -> "97.5%".
@@ -62,14 +68,6 @@ func fmtLevel(x float64) string {
 		return dash
 	}
 	return strconv.FormatFloat(math.Round(x*10000)/100, 'f', -1, 64) + "%"
-}
-
-// fmtPlainPct is an unsigned share (CPU, CV): 98.30%.
-func fmtPlainPct(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return dash
-	}
-	return fmt.Sprintf("%.2f%%", x)
 }
 
 func fmtMiB(x float64) string {

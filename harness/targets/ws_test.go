@@ -5,12 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/wstest"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/gorilla/websocket"
 )
@@ -265,29 +264,8 @@ func TestVerifyWSMismatch(t *testing.T) {
 	}
 	s := startT(t, tg, StartOptions{})
 
-	bad := func(mangle func(op int, msg []byte) (int, []byte)) string {
-		up := websocket.Upgrader{}
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := up.Upgrade(w, r, nil)
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			for {
-				op, msg, err := c.ReadMessage()
-				if err != nil {
-					return
-				}
-				if c.WriteMessage(mangle(op, msg)) != nil {
-					return
-				}
-			}
-		}))
-		t.Cleanup(srv.Close)
-		return strings.TrimPrefix(srv.URL, "http://")
-	}
-	textAsBinary := bad(func(_ int, msg []byte) (int, []byte) { return websocket.BinaryMessage, msg })
-	corrupt := bad(func(op int, msg []byte) (int, []byte) {
+	textAsBinary := wstest.EchoServer(t, func(_ int, msg []byte) (int, []byte) { return websocket.BinaryMessage, msg })
+	corrupt := wstest.EchoServer(t, func(op int, msg []byte) (int, []byte) {
 		msg[3] ^= 0xff
 		return op, msg
 	})

@@ -32,7 +32,6 @@ namespace {
 using br::ChunkState;
 using br::Limits;
 
-constexpr Limits kDefault{8192, 16384, 64, 1048576};
 constexpr Limits kSmall{16, 64, 4, 32};
 
 struct Outcome {
@@ -206,7 +205,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
   // (they are most of the cost; over a run each set gets a third of the inputs).
   uint64_t x = fz::fnv(data, len);
   unsigned pick = unsigned(x >> 61) % 3;
-  run(w, raw, start, kDefault, pick == 0);
+  run(w, raw, start, br::kDefaultLimits, pick == 0);
   run(w, raw, start, kSmall, pick == 1);
   run(w, raw, start, Limits{8192, uint32_t(x % 200), 64, uint64_t((x >> 8) % 100)}, pick == 2);
   return 0;

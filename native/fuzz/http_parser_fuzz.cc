@@ -30,7 +30,6 @@ namespace {
 using br::Head;
 using br::Limits;
 
-constexpr Limits kDefault{8192, 16384, 64, 1048576};
 constexpr Limits kSmall{16, 64, 4, 32};
 constexpr size_t kMaxHeaders = 64;
 
@@ -215,7 +214,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
   // are most of the cost; over a run each set gets a third of the inputs).
   uint64_t x = fz::fnv(data, len);
   unsigned pick = unsigned(x >> 61) % 3;
-  run(w, data, len, kDefault, pick == 0);
+  run(w, data, len, br::kDefaultLimits, pick == 0);
   run(w, data, len, kSmall, pick == 1);
   Limits derived{uint32_t(1 + x % 64), uint32_t((x >> 8) % 256), uint32_t((x >> 16) % 9),
                  uint64_t((x >> 24) % 128)};

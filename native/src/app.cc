@@ -65,14 +65,14 @@ extern "C" {
 br_app *br_app_new(const br_config *cfg) {
   auto *app = new br_app();
   br_config c = cfg ? *cfg : br_config{};
-  if (!c.max_uri) c.max_uri = 8192;
-  if (!c.max_header_bytes) c.max_header_bytes = 16384;
-  if (!c.max_headers) c.max_headers = 64;
+  if (!c.max_uri) c.max_uri = br::kDefaultLimits.max_uri;
+  if (!c.max_header_bytes) c.max_header_bytes = br::kDefaultLimits.max_header_bytes;
+  if (!c.max_headers) c.max_headers = br::kDefaultLimits.max_headers;
   if (!c.header_timeout_ms) c.header_timeout_ms = 10000;
   if (!c.idle_timeout_ms) c.idle_timeout_ms = 60000;
   if (!c.max_conns) c.max_conns = 10000;
   if (!c.send_buffer) c.send_buffer = 256 * 1024;
-  if (!c.max_body) c.max_body = 1 << 20;
+  if (!c.max_body) c.max_body = br::kDefaultLimits.max_body;
   app->cfg = c;
   app->lim = br::Limits{c.max_uri, c.max_header_bytes, c.max_headers, c.max_body};
   app->e400 = br::error_response(400, "Bad Request");

@@ -14,6 +14,9 @@ struct Limits {
   uint64_t max_body;
 };
 
+// What an app gets for a limit its br_config leaves 0 (the fuzz targets use them too).
+constexpr Limits kDefaultLimits{8192, 16384, 64, 1 << 20};
+
 struct Head {
   const char *method, *target;
   uint32_t method_len, target_len, method_id;

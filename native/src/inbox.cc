@@ -45,6 +45,17 @@ void apply_op(br_loop *l, Op *op) {
   stream_op(l, op);
 }
 
+// Posts a WebSocket op (kWsSend or kWsClose) for connection conn: status carries the opcode or
+// close code, data the payload or close reason (copied: the caller's buffer is free on return).
+void post_ws(br_loop *l, Op::Kind kind, uint64_t conn, uint32_t status, const void *data, size_t len) {
+  Op *op = op_new(kind, len);
+  if (len) memcpy(op->data, data, len);
+  op->body_len = len;
+  op->conn = conn;
+  op->status = status;
+  post(l, op);
+}
+
 }  // namespace
 
 void post(br_loop *l, Op *op) {
@@ -139,22 +150,12 @@ void br_stream_close(br_stream *s) {
 }
 
 void br_ws_send(br_loop *l, uint64_t conn, uint32_t opcode, const void *data, size_t len) {
-  br::Op *op = br::op_new(br::Op::kWsSend, len);
-  if (len) memcpy(op->data, data, len);
-  op->body_len = len;
-  op->conn = conn;
-  op->status = opcode;
-  br::post(l, op);
+  br::post_ws(l, br::Op::kWsSend, conn, opcode, data, len);
 }
 
 void br_ws_close(br_loop *l, uint64_t conn, uint32_t code, const void *reason, size_t len) {
   if (len > 123) len = 123;  // a close frame's reason (RFC 6455 5.5)
-  br::Op *op = br::op_new(br::Op::kWsClose, len);
-  if (len) memcpy(op->data, reason, len);
-  op->body_len = len;
-  op->conn = conn;
-  op->status = code;
-  br::post(l, op);
+  br::post_ws(l, br::Op::kWsClose, conn, code, reason, len);
 }
 
 }  // extern "C"

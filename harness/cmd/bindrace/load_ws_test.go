@@ -3,34 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/gorilla/websocket"
+	"github.com/bindrace/bindrace/harness/internal/wstest"
 )
-
-// wsEchoServer is a loopback gorilla/websocket server echoing every message at /ws.
-func wsEchoServer(t *testing.T) string {
-	t.Helper()
-	up := websocket.Upgrader{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		for {
-			mt, msg, err := c.ReadMessage()
-			if err != nil || c.WriteMessage(mt, msg) != nil {
-				return
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
-}
 
 func TestParseWSURL(t *testing.T) {
 	cases := []struct{ in, addr, host, path, err string }{
@@ -58,7 +35,7 @@ func TestParseWSURL(t *testing.T) {
 }
 
 func TestLoadWSCommandJSON(t *testing.T) {
-	addr := wsEchoServer(t)
+	addr := wstest.EchoServer(t, nil)
 	var out, errb bytes.Buffer
 	code := loadCommand([]string{"--scenario", "ws-echo", "-c", "4", "--pipelining", "3", "-t", "2", "--count", "600", "--json",
 		"ws://" + addr + "/ws"}, &out, &errb)
@@ -80,7 +57,7 @@ func TestLoadWSCommandJSON(t *testing.T) {
 }
 
 func TestLoadWSCommandHuman(t *testing.T) {
-	addr := wsEchoServer(t)
+	addr := wstest.EchoServer(t, nil)
 	var out, errb bytes.Buffer
 	if code := loadCommand([]string{"--scenario", "ws-echo", "-c", "2", "-d", "0.3", "--warmup", "0.1", addr}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())

@@ -54,6 +54,8 @@ type framer struct {
 // next consumes b up to the end of the next complete response, or as far as it can.
 // Headers and lines are never consumed partially: on evMore the caller keeps b[n:] (at most
 // maxHeaderBytes) and calls again with those bytes followed by newly read ones.
+//
+//funclen:long the per-response state machine of the hot path: one loop over all states lets a pipelined read cross many responses without a call per transition
 func (f *framer) next(b []byte) (n int, ev event) {
 	for {
 		switch f.state {
@@ -200,6 +202,8 @@ var httpPrefix = []byte("HTTP/1.")
 
 // head parses a status line and header block at the start of b and sets up body framing.
 // It consumes nothing (evMore) until the whole block is there.
+//
+//funclen:long the head parser, one pass over a complete block: status line, the field loop, then the framing verdict of RFC 9112 §6.3 from what the loop saw
 func (f *framer) head(b []byte) (int, event) {
 	// Reject a wrong start at once, not after maxHeaderBytes of garbage or a timeout.
 	if k := min(len(b), len(httpPrefix)); !bytes.Equal(b[:k], httpPrefix[:k]) {

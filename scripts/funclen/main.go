@@ -1,0 +1,116 @@
+// Command funclen fails when a Go function in the given directories is longer than the limit
+// (80 lines, declaration to closing brace, test files included). A function may be longer only
+// when its doc comment carries the directive "//funclen:long <why>": the reason stays beside
+// the code, and a directive on a function that fits is reported, so none goes stale.
+//
+// Usage: go run ./scripts/funclen [-max N] dir...
+package main
+
+import (
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const directive = "//funclen:long"
+
+// finding is one function that breaks the rule.
+type finding struct {
+	pos   token.Position
+	name  string
+	lines int
+	why   string
+}
+
+func (f finding) String() string {
+	return fmt.Sprintf("%s:%d: %s: %d lines: %s", f.pos.Filename, f.pos.Line, f.name, f.lines, f.why)
+}
+
+func main() {
+	limit := flag.Int("max", 80, "longest allowed function, in lines")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: funclen [-max N] dir...")
+		os.Exit(2)
+	}
+	var all []finding
+	for _, dir := range flag.Args() {
+		found, err := checkTree(dir, *limit)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "funclen:", err)
+			os.Exit(2)
+		}
+		all = append(all, found...)
+	}
+	for _, f := range all {
+		fmt.Fprintln(os.Stderr, f)
+	}
+	if len(all) > 0 {
+		os.Exit(1)
+	}
+	fmt.Printf("funclen: no function over %d lines without %s\n", *limit, directive)
+}
+
+// checkTree checks every .go file under dir.
+func checkTree(dir string, limit int) ([]finding, error) {
+	var out []finding
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		file, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		out = append(out, checkFile(fset, file, limit)...)
+		return nil
+	})
+	return out, err
+}
+
+// checkFile returns the functions of one parsed file that break the rule.
+func checkFile(fset *token.FileSet, file *ast.File, limit int) []finding {
+	var out []finding
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		start := fset.Position(fn.Pos())
+		lines := fset.Position(fn.End()).Line - start.Line + 1
+		marked, reason := longDirective(fn.Doc)
+		f := finding{pos: start, name: fn.Name.Name, lines: lines}
+		switch {
+		case marked && reason == "":
+			f.why = directive + " needs a reason"
+		case marked && lines <= limit:
+			f.why = fmt.Sprintf("fits in %d lines: remove %s", limit, directive)
+		case !marked && lines > limit:
+			f.why = fmt.Sprintf("over %d lines: split it, or say why it is one function with %s <why>", limit, directive)
+		default:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// longDirective reports whether the doc comment carries the directive, and its reason.
+func longDirective(doc *ast.CommentGroup) (bool, string) {
+	if doc == nil {
+		return false, ""
+	}
+	for _, c := range doc.List {
+		if rest, ok := strings.CutPrefix(c.Text, directive); ok && (rest == "" || rest[0] == ' ') {
+			return true, strings.TrimSpace(rest)
+		}
+	}
+	return false, ""
+}
