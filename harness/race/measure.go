@@ -51,6 +51,10 @@ type live struct {
 
 // launch starts rs's server and verifies its scenario.
 func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
+	resetMs, err := e.resetDB(ctx, rs)
+	if err != nil {
+		return nil, err
+	}
 	e.status(rs, "starting", 0, 0)
 	srv, err := e.start(ctx, rs.target)
 	if err != nil {
@@ -58,7 +62,7 @@ func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
 	}
 	lctx, cancel := context.WithCancel(ctx)
 	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr())}
-	lv.tally.startupMs = ms(srv.Startup)
+	lv.tally.startupMs, lv.tally.db.resetMs = ms(srv.Startup), resetMs
 	go func() {
 		select {
 		case <-srv.Exited():
@@ -67,7 +71,7 @@ func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
 		}
 	}()
 	e.status(rs, "verifying", 0, 0)
-	if verr := targets.Verify(lctx, rs.target, srv.Addr(), []scenario.Scenario{rs.sc}); verr != nil {
+	if verr := e.verifyRun(lctx, rs, srv.Addr()); verr != nil {
 		if lv.died() || ctx.Err() != nil {
 			return lv, e.failure(ctx, lv, "verification", verr)
 		}
@@ -139,6 +143,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			opened = true
 			w.i0, _ = srv.Info()
 			w.u0, w.uerr = srv.Usage()
+			w.db0 = e.sampleDB()
 			w.t0 = time.Now()
 			if e.plan.Perf {
 				perf, w.perfErr = counters.StartPerf(srv.Pid)
@@ -152,6 +157,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			}
 			w.closed = true
 			w.t1 = time.Now()
+			w.db1 = e.sampleDB()
 			var uerr error
 			w.u1, uerr = srv.Usage()
 			w.uerr = errors.Join(w.uerr, uerr)
@@ -216,6 +222,8 @@ type windowSample struct {
 	closed  bool
 	perf    counters.Totals
 	perfErr error
+	db0     dbSample // PostgreSQL and the load generator, at the window's edges
+	db1     dbSample
 }
 
 // tally sums a run's windows.
@@ -234,6 +242,7 @@ type tally struct {
 	perfErr                 error
 	windows                 []float64
 	startupMs               float64
+	db                      dbTally
 }
 
 func (t *tally) add(w windowSample, e *engine) {
@@ -280,6 +289,7 @@ func (t *tally) add(w windowSample, e *engine) {
 	} else if w.uerr != nil {
 		e.prog.Logf("warning: server CPU/RSS not sampled: %v", w.uerr)
 	}
+	t.db.add(w)
 	t.perfErr = errors.Join(t.perfErr, w.perfErr)
 	if w.closed && w.perfErr == nil && w.perf.Values != nil {
 		if t.perf.Values == nil {
@@ -339,6 +349,7 @@ func (t *tally) into(run *session.Run, e *engine) {
 		}
 		run.RSSMiB = mib(t.rss)
 	}
+	t.db.into(run, e)
 	if e.plan.Perf {
 		if t.perfErr != nil {
 			e.unsupported["perf"] = t.perfErr.Error()

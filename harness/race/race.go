@@ -42,6 +42,7 @@ type Options struct {
 	Stdout    io.Writer
 	Stderr    io.Writer
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
+	DB        DBOptions // the database scenarios' database
 }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.
@@ -200,6 +201,9 @@ func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSessio
 		return nil, err
 	}
 	rs.byName = byName
+	if err := checkDBSession(o, pl, []string{o.A, o.B}, scs); err != nil {
+		return nil, err
+	}
 	for _, sc := range scs {
 		if pl.Loadgen == "wrk" && sc.WebSocket() {
 			return nil, fmt.Errorf("--loadgen wrk drives HTTP scenarios only, not %s", sc.Name)
@@ -336,6 +340,7 @@ func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
 		s.CountersMode = profile.CountersPerf
 	}
 	s.CountersUnsupported = rs.st.eng.unsupportedCounters()
+	s.Database = rs.st.eng.dbInfo(rs.byName[r.Scenario])
 	if s.Counters == nil {
 		s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
 	}

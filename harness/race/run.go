@@ -95,6 +95,7 @@ type engine struct {
 
 	unsupported map[string]string // counters that could not be read, with the reason
 	info        map[string]targetInfo
+	db          *dbState // the database scenarios' database, when the session has one
 }
 
 // targetInfo is what preflight learnt of a target: the conditions a race compares.
@@ -137,6 +138,7 @@ func (e *engine) start(ctx context.Context, name string) (*targets.Server, error
 		CPUs:         e.plan.CPUsServer,
 		StartTimeout: e.plan.StartTimeout,
 		Log:          e.log,
+		Env:          e.dbEnv(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -189,7 +191,7 @@ func (e *engine) preflight(ctx context.Context, names []string, scs []scenario.S
 		if err != nil {
 			return err
 		}
-		verr := targets.Verify(ctx, n, srv.Addr(), scs)
+		verr := e.verifyAll(ctx, n, srv.Addr(), scs)
 		ti := targetInfo{build: build}
 		if inf, err := srv.Info(); err == nil {
 			ti.threads = inf.Threads
@@ -198,6 +200,9 @@ func (e *engine) preflight(ctx context.Context, names []string, scs []scenario.S
 		}
 		e.info[n] = ti
 		e.stop(srv)
+		if rerr := e.resetAfterVerify(ctx, scs); rerr != nil && verr == nil {
+			return rerr
+		}
 		if verr != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w during verification of %s", ErrInterrupted, n)
@@ -224,6 +229,8 @@ func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmu
 		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second}
 	run := load.Run
 	switch {
+	case rs.sc.Database != "":
+		cfg.Requests, cfg.Build = nil, e.db.build(rs.sc, addr)
 	case rs.sc.WebSocket():
 		cfg.Protocol, cfg.Requests, cfg.Host, cfg.Path, cfg.Size = load.WebSocket, nil, addr, rs.sc.Path, len(rs.sc.Body)
 	case e.plan.Loadgen == "wrk":

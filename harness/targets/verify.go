@@ -48,9 +48,13 @@ func Verify(ctx context.Context, target, addr string, scs []scenario.Scenario) e
 	var errs []error
 	for _, sc := range scs {
 		var found []*Mismatch
-		if sc.WebSocket() {
+		switch {
+		case sc.Database != "":
+			found = []*Mismatch{{Target: target, Scenario: sc.Name, Field: "database",
+				Expected: "a check against the database (VerifyDB)", Got: "Verify has no database: race and matrix start PostgreSQL and verify database scenarios against it"}}
+		case sc.WebSocket():
 			found = verifyWS(ctx, target, addr, sc)
-		} else {
+		default:
 			found = verifyOne(ctx, client, target, addr, sc)
 		}
 		for _, m := range found {

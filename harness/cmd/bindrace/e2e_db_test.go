@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// dbDir is the e2e tests' private PostgreSQL cache (never the harness's build/pg).
+func dbDir() string { return filepath.Join(root, "build", "pg-test", "e2e") }
+
+// postgresLeft lists live processes running from dir's cluster (their cmdline names it).
+func postgresLeft(dir string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), dir) {
+			st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if i := strings.LastIndexByte(string(st), ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+				continue
+			}
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// TestRaceDB races binding against fasthttp on get-user and create-order at scale 0.002: the
+// harness starts PostgreSQL, verifies both targets against the database, resets it before
+// every run and records reset time and the three parties' resources; nothing is left running.
+func TestRaceDB(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	r := cli(t, 50*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user,create-order",
+		"--windows", "1", "--pairs", "2", "--duration", "500ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
+		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", out)
+	if r.code != 3 { // 2 pairs: INCONCLUSIVE
+		t.Fatalf("exit %d, want 3\nstderr: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "verifying binding (get-user, create-order)") {
+		t.Errorf("no preflight verification in the progress:\n%s", r.stderr)
+	}
+	for _, sc := range []string{"get-user", "create-order"} {
+		var s session.Summary
+		b, err := os.ReadFile(filepath.Join(out, sc, session.SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if d := s.Database; d == nil || d.Scale != 0.002 || d.Users != 200 || d.Orders != 2000 || d.External || d.Pool != 10 {
+			t.Errorf("%s: database %+v", sc, d)
+		}
+		if len(s.Pairs) != 2 {
+			t.Fatalf("%s: %d pairs", sc, len(s.Pairs))
+		}
+		for _, p := range s.Pairs {
+			for _, run := range []session.Run{p.A, p.B} {
+				d := run.DB
+				if run.Error != "" || run.Errors != 0 || run.RPS <= 0 || d == nil {
+					t.Fatalf("%s %s: error %q, %d errors, rps %v, db %+v", sc, run.Target, run.Error, run.Errors, run.RPS, d)
+				}
+				if d.ResetMs <= 0 || d.PGCPUPct <= 0 || d.PGProcesses < 2 || d.PGPSSMiB <= 0 || d.ClientRSSMiB <= 0 || d.Bottleneck == "" {
+					t.Errorf("%s %s: db figures %+v", sc, run.Target, d)
+				}
+			}
+		}
+		md, err := os.ReadFile(filepath.Join(out, sc, "summary.md"))
+		if err != nil || !strings.Contains(string(md), "PostgreSQL") || !strings.Contains(string(md), "bottleneck") {
+			t.Errorf("%s: summary.md lacks the database section (%v)", sc, err)
+		}
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
+
+func TestRaceDBBadInput(t *testing.T) {
+	base := []string{"race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1", "--db-dir", dbDir()}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"zero scale", []string{"--db-scale", "0"}, "bad flag value --db-scale 0"},
+		{"negative scale", []string{"--db-scale", "-1"}, "bad flag value --db-scale -1"},
+		{"unknown keys", []string{"--keys", "gauss"}, `bad flag value --keys: key distribution "gauss"`},
+		{"static target", []string{"--a", "binding-static"}, "binding-static answers in C++ only and has no database routes"},
+		{"interleaved windows", []string{"--windows", "3"}, "one server runs at a time"},
+	}
+	for _, c := range cases {
+		r := cli(t, 20*time.Second, append(append([]string(nil), base...), c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.name, r.code, r.stderr, c.want)
+		}
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+}
