@@ -52,7 +52,7 @@ func TestVerifyDBTargets(t *testing.T) {
 	st := testDB(t)
 	chk := DBCheck{URL: st.URL(), Sizes: st.Dataset.Sizes}
 	ctx := context.Background()
-	for _, name := range []string{"binding", "fasthttp", "nethttp"} {
+	for _, name := range []string{"binding", "fasthttp", "nethttp", "uws"} {
 		tg, err := Resolve(name)
 		if err != nil {
 			t.Fatal(err)
