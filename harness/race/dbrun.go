@@ -32,6 +32,7 @@ type dbTally struct {
 	pg                 db.Usage // the last window's end: memory and processes
 	clientRSS          int64
 	sampled, pgSampled bool
+	series             session.DBSeries
 }
 
 // dbEnv is the environment a target gets: the trial database when the session has one.
@@ -84,6 +85,10 @@ func (t *dbTally) add(w windowSample) {
 	if !w.closed || !d0.selfOK || !d1.selfOK {
 		return
 	}
+	s := &t.series
+	s.ServerCPUPct, s.ServerRSSMiB = append(s.ServerCPUPct, w.series.ServerCPUPct...), append(s.ServerRSSMiB, w.series.ServerRSSMiB...)
+	s.PGCPUPct, s.PGPSSMiB = append(s.PGCPUPct, w.series.PGCPUPct...), append(s.PGPSSMiB, w.series.PGPSSMiB...)
+	s.ClientCPUPct, s.ClientRSSMiB = append(s.ClientCPUPct, w.series.ClientCPUPct...), append(s.ClientRSSMiB, w.series.ClientRSSMiB...)
 	secs := w.t1.Sub(w.t0).Seconds()
 	t.wall += secs
 	t.clientCPU += d1.self.CPUSeconds - d0.self.CPUSeconds
@@ -105,7 +110,7 @@ func (t *dbTally) into(run *session.Run, e *engine) {
 	if sc, _ := scenario.ByName(run.Scenario); sc.Database == "" {
 		return
 	}
-	d := &session.DBRun{ResetMs: t.resetMs, External: e.db.cl == nil, Bottleneck: "none"}
+	d := &session.DBRun{ResetMs: t.resetMs, External: e.db.cl == nil, Bottleneck: "none", PerSecond: t.series}
 	run.DB = d
 	if !t.sampled || t.wall <= 0 {
 		return

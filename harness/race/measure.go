@@ -134,6 +134,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 		w      windowSample
 		perf   counters.PerfSession
 		opened bool
+		every  *dbSampler
 	)
 	srv := lv.srv
 	hooks := load.Hooks{
@@ -144,6 +145,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			w.i0, _ = srv.Info()
 			w.u0, w.uerr = srv.Usage()
 			w.db0 = e.sampleDB()
+			every = e.startDBSampler(srv)
 			w.t0 = time.Now()
 			if e.plan.Perf {
 				perf, w.perfErr = counters.StartPerf(srv.Pid)
@@ -158,6 +160,8 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			w.closed = true
 			w.t1 = time.Now()
 			w.db1 = e.sampleDB()
+			w.series = every.stop()
+			every = nil
 			var uerr error
 			w.u1, uerr = srv.Usage()
 			w.uerr = errors.Join(w.uerr, uerr)
@@ -180,6 +184,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 	if perf != nil { // MeasureEnd never came (the load failed): close the counters
 		perf.Stop()
 	}
+	every.stop()
 	mu.Unlock()
 	w.res = res
 	lv.tally.add(w, e)
@@ -224,6 +229,7 @@ type windowSample struct {
 	perfErr error
 	db0     dbSample // PostgreSQL and the load generator, at the window's edges
 	db1     dbSample
+	series  session.DBSeries // once a second during the window
 }
 
 // tally sums a run's windows.

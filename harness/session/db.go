@@ -18,6 +18,19 @@ type DBRun struct {
 	// "load generator", or "client CPUs" when PostgreSQL and the load generator share them
 	// and together fill them), else "none".
 	Bottleneck string `json:"bottleneck"`
+	// PerSecond is each party's CPU (% of one core) and memory read once a second during the
+	// measured window(s).
+	PerSecond DBSeries `json:"per_second"`
+}
+
+// DBSeries are once-a-second samples of the three parties during a run's window(s).
+type DBSeries struct {
+	ServerCPUPct []float64 `json:"server_cpu_pct"`
+	ServerRSSMiB []float64 `json:"server_rss_mib"`
+	PGCPUPct     []float64 `json:"pg_cpu_pct,omitempty"`
+	PGPSSMiB     []float64 `json:"pg_pss_mib,omitempty"`
+	ClientCPUPct []float64 `json:"client_cpu_pct"`
+	ClientRSSMiB []float64 `json:"client_rss_mib"`
 }
 
 // DBInfo says which database a session's database scenarios ran on.

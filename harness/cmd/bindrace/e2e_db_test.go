@@ -37,7 +37,7 @@ func postgresLeft(dir string) []string {
 func TestRaceDB(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "s")
 	r := cli(t, 50*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user,create-order",
-		"--windows", "1", "--pairs", "2", "--duration", "500ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
+		"--windows", "1", "--pairs", "2", "--duration", "1100ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
 		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", out)
 	if r.code != 3 { // 2 pairs: INCONCLUSIVE
 		t.Fatalf("exit %d, want 3\nstderr: %s", r.code, r.stderr)
@@ -68,6 +68,9 @@ func TestRaceDB(t *testing.T) {
 				}
 				if d.ResetMs <= 0 || d.PGCPUPct <= 0 || d.PGProcesses < 2 || d.PGPSSMiB <= 0 || d.ClientRSSMiB <= 0 || d.Bottleneck == "" {
 					t.Errorf("%s %s: db figures %+v", sc, run.Target, d)
+				}
+				if ps := d.PerSecond; len(ps.ServerCPUPct) < 1 || len(ps.PGCPUPct) != len(ps.ServerCPUPct) || len(ps.ClientRSSMiB) != len(ps.ServerCPUPct) {
+					t.Errorf("%s %s: once-a-second samples %+v, want one a second of the 1.1 s window for each party", sc, run.Target, ps)
 				}
 			}
 		}
