@@ -162,3 +162,30 @@ func selfUsage() (targets.Usage, error) {
 	}
 	return targets.ParseUsage(string(stat), string(status))
 }
+
+// VerifyDB is the database `bindrace verify` checks the database scenarios against: opened as
+// a race opens it (private cluster or o.URL, the template, a fresh trial database). Close
+// stops what it started.
+type VerifyDB struct{ d *dbState }
+
+// OpenVerifyDB opens it; progress lines go to stderr.
+func OpenVerifyDB(ctx context.Context, o DBOptions, stderr io.Writer) (*VerifyDB, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	d, err := openDB(ctx, o, "", NewProgress(stderr))
+	if err != nil {
+		return nil, err
+	}
+	return &VerifyDB{d: d}, nil
+}
+
+func (v *VerifyDB) Env() []string          { return v.d.env() }
+func (v *VerifyDB) Check() targets.DBCheck { return v.d.check() }
+func (v *VerifyDB) Close() error           { return v.d.close() }
+
+// Reset clones the trial database afresh.
+func (v *VerifyDB) Reset(ctx context.Context) error {
+	_, err := v.d.st.Reset(ctx)
+	return err
+}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"io"
+
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // addDBFlags registers the database scenarios' flags (race, matrix).
@@ -16,4 +20,15 @@ func addDBFlags(fs *pflag.FlagSet) *race.DBOptions {
 	fs.StringVar(&o.Dir, "db-dir", "", "database scenarios: where the private cluster and its seeded template live (default build/pg, reused between runs)")
 	fs.StringVar(&o.Keys, "keys", "uniform", `database scenarios: how ids are drawn per request: "uniform", "hot" (one id) or "zipf" (skewed)`)
 	return o
+}
+
+// openVerifyDB opens the database `bindrace verify` checks the database scenarios against,
+// when scs has one (nil, nil otherwise).
+func openVerifyDB(ctx context.Context, o race.DBOptions, scs []scenario.Scenario, stderr io.Writer) (*race.VerifyDB, error) {
+	for _, sc := range scs {
+		if sc.Database != "" {
+			return race.OpenVerifyDB(ctx, o, stderr)
+		}
+	}
+	return nil, nil
 }

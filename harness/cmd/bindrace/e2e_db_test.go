@@ -108,3 +108,18 @@ func TestRaceDBBadInput(t *testing.T) {
 		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
 	}
 }
+
+// `bindrace verify` checks the database scenarios against a database it starts: a target that
+// serves them passes, binding-static fails saying it has no database routes.
+func TestVerifyDB(t *testing.T) {
+	r := cli(t, 30*time.Second, "verify", "--target", "fasthttp,binding-static", "--scenario", "get-user,create-order",
+		"--db-scale", "0.002", "--db-dir", dbDir())
+	if r.code != 2 || !strings.Contains(r.stdout, "ok    fasthttp/get-user") || !strings.Contains(r.stdout, "ok    fasthttp/create-order") ||
+		!strings.Contains(r.stdout, "FAIL  binding-static/get-user") || !strings.Contains(r.stderr, "does not serve the database scenarios") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
