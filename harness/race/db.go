@@ -60,15 +60,15 @@ type dbState struct {
 
 // openDB starts the private cluster (unless o.URL), seeds or reuses the template and prepares
 // the key sequences. It stops what it started when it fails.
-func openDB(ctx context.Context, o DBOptions, clientCPUs string, prog *Progress) (d *dbState, err error) {
+func openDB(ctx context.Context, o DBOptions, clientCPUs string, prog *Progress) (_ *dbState, err error) {
 	if o.Pool == 0 {
 		o.Pool = db.DefaultPoolSize
 	}
 	dist, _ := db.ParseKeyDist(o.Keys)
-	d = &dbState{o: o, info: session.DBInfo{Scale: o.Scale, Keys: string(dist), Pool: o.Pool, External: o.URL != ""}}
+	d := &dbState{o: o, info: session.DBInfo{Scale: o.Scale, Keys: string(dist), Pool: o.Pool, External: o.URL != ""}}
 	defer func() {
 		if err != nil {
-			d.close()
+			d.close() // what was started before the failure
 		}
 	}()
 	url := o.URL

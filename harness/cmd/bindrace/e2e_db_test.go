@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -120,6 +124,53 @@ func TestVerifyDB(t *testing.T) {
 	}
 	if left := postgresLeft(dbDir()); len(left) > 0 {
 		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
+
+// With --db-url, a database of the harness's template name that lacks its ownership marker is
+// refused with exit 2 and left exactly as it was.
+func TestRaceDBExternalNotOwned(t *testing.T) {
+	ctx := context.Background()
+	cl, err := db.StartCluster(ctx, db.ClusterOptions{CacheDir: filepath.Join(root, "build", "pg-test", "e2e-ext")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Stop()
+	admin, err := pgx.Connect(ctx, cl.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db.DefaultTemplate)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db.DefaultTemplate); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.Exec(ctx, "CREATE TABLE precious (v text); INSERT INTO precious VALUES ('mine')"); err != nil {
+		t.Fatal(err)
+	}
+	foreign.Close(ctx)
+
+	r := cli(t, 30*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1",
+		"--db-url", cl.URL("postgres"), "--db-scale", "0.002", "--out", filepath.Join(t.TempDir(), "s"))
+	if r.code != 2 || !strings.Contains(r.stderr, "carries no bindrace ownership marker") {
+		t.Errorf("exit %d, stderr %q; want 2 and the refusal", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, cl.URL("postgres")) {
+		t.Errorf("the password reached stderr: %s", r.stderr)
+	}
+	foreign, err = pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
+	if err != nil {
+		t.Fatalf("the foreign database is gone: %v", err)
+	}
+	defer foreign.Close(ctx)
+	var v string
+	if err := foreign.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != "mine" {
+		t.Errorf("the foreign database changed: %q, %v", v, err)
 	}
 	noLeftovers(t)
 }
