@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // dbDir is the e2e tests' private PostgreSQL cache (never the harness's build/pg).
@@ -171,6 +174,53 @@ func TestRaceDBExternalNotOwned(t *testing.T) {
 	var v string
 	if err := foreign.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != "mine" {
 		t.Errorf("the foreign database changed: %q, %v", v, err)
+	}
+	noLeftovers(t)
+}
+
+// Ctrl-C during a database race: exit 2, the measured run kept, and neither a server nor
+// PostgreSQL left running.
+func TestRaceDBInterrupt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "binding", "--scenario", "get-user", "--windows", "1",
+		"--pairs", "4", "--duration", "2s", "--warmup", "100ms", "--cooldown", "0", "--busy-sample", "0",
+		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", dir)
+	cmd.Dir = root
+	var errb targets.SyncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("first run never finished: %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond) // inside the second run
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(40 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("did not stop after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit %d, want 2\n%s", code, errb.String())
+	}
+	s, err := session.LoadSummary(dir)
+	if err != nil {
+		t.Fatalf("no partial results: %v\n%s", err, errb.String())
+	}
+	if len(s.Pairs) == 0 || s.Pairs[0].A.RPS <= 0 || s.Pairs[0].A.DB == nil || s.Pairs[0].A.DB.ResetMs <= 0 {
+		t.Errorf("the measured run was not kept with its database figures: %+v", s.Pairs)
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
 	}
 	noLeftovers(t)
 }
