@@ -7,6 +7,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -252,4 +253,32 @@ func (e *engine) closeDB() {
 		e.prog.Logf("warning: stopping PostgreSQL: %v", err)
 	}
 	e.db = nil
+}
+
+// warmCount sends the plan's WarmupRequests (Count mode) before the timed warm-up; every one
+// must succeed.
+func (e *engine) warmCount(ctx context.Context, lv *live) error {
+	n := e.plan.WarmupRequests
+	if n <= 0 {
+		return nil
+	}
+	e.status(lv.rs, fmt.Sprintf("warm-up: %d requests", n), 0, 0)
+	res, err := lv.count(lv.ctx, n)
+	if err == nil && res != nil && len(res.Errors) > 0 {
+		err = fmt.Errorf("%d warm-up requests did not all succeed: %v", n, res.Errors)
+	}
+	if err != nil || lv.died() || ctx.Err() != nil {
+		return e.failure(ctx, lv, "warm-up", err)
+	}
+	return nil
+}
+
+// counter sends exactly n of rs's requests to addr with the built-in load generator.
+func (e *engine) counter(rs runSpec, addr string) func(ctx context.Context, n int64) (*load.Result, error) {
+	cfg, _ := e.loadConfig(rs, addr)
+	return func(ctx context.Context, n int64) (*load.Result, error) {
+		c := cfg
+		c.Count = n
+		return load.Run(ctx, c, load.Hooks{})
+	}
 }

@@ -45,6 +45,7 @@ type live struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	drive  func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error)
+	count  func(ctx context.Context, n int64) (*load.Result, error) // exactly n requests (built-in load generator)
 	tally  tally
 	ramp   time.Duration // warm-up inside each measured load, after the warm-up proper
 }
@@ -61,7 +62,7 @@ func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr())}
+	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr()), count: e.counter(rs, srv.Addr())}
 	lv.tally.startupMs, lv.tally.db.resetMs = ms(srv.Startup), resetMs
 	go func() {
 		select {
@@ -108,6 +109,9 @@ func (e *engine) failure(ctx context.Context, lv *live, what string, err error) 
 // warm runs the warm-up. As its own load when a settle pause follows it; otherwise inside the
 // first measured load's warm-up phase. Either way it is excluded from every figure.
 func (e *engine) warm(ctx context.Context, lv *live) error {
+	if err := e.warmCount(ctx, lv); err != nil {
+		return err
+	}
 	lv.ramp = e.plan.Warmup
 	if e.plan.Settle <= 0 || e.plan.Warmup <= 0 {
 		return nil

@@ -52,7 +52,7 @@ func planOf(p *profile.Profile) (Plan, error) {
 		Threads: p.Threads, Warmup: p.Warmup.D(), Duration: p.Duration.D(), Settle: p.Settle.D(),
 		Cooldown: p.Cooldown.D(), CPUsServer: p.CPUsServer, CPUsClient: p.CPUsClient,
 		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), Loadgen: p.Loadgen, Windows: p.Windows,
-		StartTimeout: 30 * time.Second,
+		StartTimeout: 30 * time.Second, WarmupRequests: p.WarmupRequests,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
 		if err := machine.CheckCPUs(list); err != nil {

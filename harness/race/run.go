@@ -35,6 +35,8 @@ type Plan struct {
 	BusySample  time.Duration // machine idle/steal read before each run
 	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
 	StartTimeout time.Duration
+	// WarmupRequests > 0: every run first sends exactly this many requests, all successful.
+	WarmupRequests int64
 }
 
 // serverThreads is the thread count passed to a server.
@@ -225,6 +227,15 @@ func scenarioNames(scs []scenario.Scenario) string {
 // harness/load (or wrk, with loadgen wrk, for HTTP scenarios). A WebSocket scenario's Result
 // counts echoed messages, so Run.RPS is messages/s there.
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+	cfg, run := e.loadConfig(rs, addr)
+	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+		cfg.Warmup, cfg.Duration = warmup, duration
+		return run(ctx, cfg, h)
+	}
+}
+
+// loadConfig is rs's load against addr and what drives it (load.Run, or load.RunWrk).
+func (e *engine) loadConfig(rs runSpec, addr string) (load.Config, func(context.Context, load.Config, load.Hooks) (*load.Result, error)) {
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
 		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second}
 	run := load.Run
@@ -236,10 +247,7 @@ func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmu
 	case e.plan.Loadgen == "wrk":
 		run = load.RunWrk
 	}
-	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
-		cfg.Warmup, cfg.Duration = warmup, duration
-		return run(ctx, cfg, h)
-	}
+	return cfg, run
 }
 
 // rateUnit is what a run of sc measures per second, as progress and log lines print it.

@@ -38,18 +38,18 @@ func postgresLeft(dir string) []string {
 	return out
 }
 
-// TestRaceDB races binding against fasthttp on get-user and create-order at scale 0.002: the
-// harness starts PostgreSQL, verifies both targets against the database, resets it before
+// TestRaceDB races binding against fasthttp on get-user and create-order at scale 0.002, on
+// the db profile (500 warm-up requests that must succeed) shortened: the harness starts PostgreSQL, verifies both targets against the database, resets it before
 // every run and records reset time and the three parties' resources; nothing is left running.
 func TestRaceDB(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "s")
-	r := cli(t, 50*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user,create-order",
-		"--windows", "1", "--pairs", "2", "--duration", "1100ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
+	r := cli(t, 50*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--profile", "db", "--scenario", "get-user,create-order",
+		"--pairs", "2", "--duration", "1100ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
 		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", out)
 	if r.code != 3 { // 2 pairs: INCONCLUSIVE
 		t.Fatalf("exit %d, want 3\nstderr: %s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "verifying binding (get-user, create-order)") {
+	if !strings.Contains(r.stderr, "verifying binding (get-user, create-order)") || !strings.Contains(r.stderr, "profile db") {
 		t.Errorf("no preflight verification in the progress:\n%s", r.stderr)
 	}
 	for _, sc := range []string{"get-user", "create-order"} {
