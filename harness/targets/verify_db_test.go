@@ -2,9 +2,12 @@ package targets
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
@@ -85,4 +88,55 @@ func TestVerifyDBTargets(t *testing.T) {
 		}
 		s.Stop()
 	}
+}
+
+// A dropped database connection is a 500 for the requests it hits, not a dead server: after
+// PostgreSQL ends every connection of the pool, the target answers again from fresh ones.
+func TestDBConnectionsDropped(t *testing.T) {
+	st := testDB(t)
+	ctx := context.Background()
+	for _, name := range []string{"binding", "fasthttp"} {
+		tg, err := Resolve(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := startT(t, tg, StartOptions{Env: dbEnv(st)})
+		url := "http://" + s.Addr() + "/db/users/1"
+		if code := getStatus(t, url); code != 200 {
+			t.Fatalf("%s: %d before the drop", name, code)
+		}
+		conn, err := pgx.Connect(ctx, st.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ended int
+		err = conn.QueryRow(ctx, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").Scan(&ended)
+		conn.Close(ctx)
+		if err != nil || ended < 1 {
+			t.Fatalf("%s: ended %d connections: %v", name, ended, err)
+		}
+		codes := map[int]int{}
+		for range 50 {
+			codes[getStatus(t, url)]++
+		}
+		if codes[200] == 0 || len(codes) > 2 || (len(codes) == 2 && codes[500] == 0) {
+			t.Errorf("%s after the drop: statuses %v, want 500s for the dropped connections and 200s after", name, codes)
+		}
+		select {
+		case <-s.Exited():
+			t.Errorf("%s exited", name)
+		default:
+		}
+		s.Stop()
+	}
+}
+
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
