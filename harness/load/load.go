@@ -26,6 +26,8 @@ type (
 	Latency = engine.Latency
 	// ClientStats is how the load arrived, as the client saw it (HTTP loads).
 	ClientStats = engine.ClientStats
+	// BuildFunc renders one request per call (Config.Build: requests that differ every time).
+	BuildFunc = engine.BuildFunc
 )
 
 // Config.Protocol: what a load speaks.

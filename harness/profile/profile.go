@@ -83,6 +83,9 @@ type Profile struct {
 	// BusySample is how long the machine's idle and steal time are read before each run (the
 	// end of the cooldown); 0 skips it.
 	BusySample Duration `json:"busy_sample"`
+	// WarmupRequests > 0 opens every run with exactly that many requests, all of which must
+	// succeed, before the timed warm-up (pools filled, statements prepared, caches warm).
+	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 
 	Connections int `json:"connections"`
 	Pipelining  int `json:"pipelining"`
@@ -229,6 +232,8 @@ func (p *Profile) Check() error {
 		return fmt.Errorf("pipelining must be at least 1 (got %d)", p.Pipelining)
 	case p.Workers < 0 || p.Threads < 0:
 		return errors.New("workers and threads must not be negative")
+	case p.WarmupRequests < 0:
+		return fmt.Errorf("warmup_requests must not be negative (got %d)", p.WarmupRequests)
 	}
 	if _, err := ParseCounters(p.Counters); err != nil {
 		return err

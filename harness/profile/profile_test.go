@@ -14,7 +14,7 @@ import (
 const shipped = "../../profiles"
 
 func TestShippedProfilesLoad(t *testing.T) {
-	for _, name := range []string{"quick", "release-linux", "pgo-balanced-linux", "ci"} {
+	for _, name := range []string{"quick", "release-linux", "pgo-balanced-linux", "ci", "db"} {
 		p, err := Load(name, shipped)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -28,7 +28,7 @@ func TestShippedProfilesLoad(t *testing.T) {
 	}
 	// Every shipped profile can reach a verdict: enough pairs, an even count, for the interval
 	// level its checks share (stats.CheckLevel), and the family budget of 5%.
-	for _, name := range []string{"quick", "ci", "release-linux", "pgo-balanced-linux"} {
+	for _, name := range []string{"quick", "ci", "release-linux", "pgo-balanced-linux", "db"} {
 		p, _ := Load(name, shipped)
 		level := stats.CheckLevel(p.Confidence, p.FallibleChecks())
 		if need := stats.MinSamples(level); p.Pairs < need || p.Pairs%2 != 0 || p.Confidence != 0.95 {

@@ -83,6 +83,9 @@ func newMatrixSession(ctx context.Context, o *Options, prog *Progress) (*matrixS
 	if ms.sc, err = scenario.ByName(ms.race.Scenario); err != nil {
 		return nil, fmt.Errorf("bad flag value --scenario: %w", err)
 	}
+	if err := checkDBSession(*o, pl, o.Targets, []scenario.Scenario{ms.sc}); err != nil {
+		return nil, err
+	}
 	if !o.SeedSet {
 		o.Seed = NewSeed()
 	}

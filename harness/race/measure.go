@@ -45,20 +45,25 @@ type live struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	drive  func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error)
+	count  func(ctx context.Context, n int64) (*load.Result, error) // exactly n requests (built-in load generator)
 	tally  tally
 	ramp   time.Duration // warm-up inside each measured load, after the warm-up proper
 }
 
 // launch starts rs's server and verifies its scenario.
 func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
+	resetMs, err := e.resetDB(ctx, rs)
+	if err != nil {
+		return nil, err
+	}
 	e.status(rs, "starting", 0, 0)
 	srv, err := e.start(ctx, rs.target)
 	if err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
-	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr())}
-	lv.tally.startupMs = ms(srv.Startup)
+	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr()), count: e.counter(rs, srv.Addr())}
+	lv.tally.startupMs, lv.tally.db.resetMs = ms(srv.Startup), resetMs
 	go func() {
 		select {
 		case <-srv.Exited():
@@ -67,7 +72,7 @@ func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
 		}
 	}()
 	e.status(rs, "verifying", 0, 0)
-	if verr := targets.Verify(lctx, rs.target, srv.Addr(), []scenario.Scenario{rs.sc}); verr != nil {
+	if verr := e.verifyRun(lctx, rs, srv.Addr()); verr != nil {
 		if lv.died() || ctx.Err() != nil {
 			return lv, e.failure(ctx, lv, "verification", verr)
 		}
@@ -104,6 +109,9 @@ func (e *engine) failure(ctx context.Context, lv *live, what string, err error) 
 // warm runs the warm-up. As its own load when a settle pause follows it; otherwise inside the
 // first measured load's warm-up phase. Either way it is excluded from every figure.
 func (e *engine) warm(ctx context.Context, lv *live) error {
+	if err := e.warmCount(ctx, lv); err != nil {
+		return err
+	}
 	lv.ramp = e.plan.Warmup
 	if e.plan.Settle <= 0 || e.plan.Warmup <= 0 {
 		return nil
@@ -130,6 +138,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 		w      windowSample
 		perf   counters.PerfSession
 		opened bool
+		every  *dbSampler
 	)
 	srv := lv.srv
 	hooks := load.Hooks{
@@ -139,6 +148,8 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			opened = true
 			w.i0, _ = srv.Info()
 			w.u0, w.uerr = srv.Usage()
+			w.db0 = e.sampleDB()
+			every = e.startDBSampler(srv)
 			w.t0 = time.Now()
 			if e.plan.Perf {
 				perf, w.perfErr = counters.StartPerf(srv.Pid)
@@ -152,6 +163,9 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			}
 			w.closed = true
 			w.t1 = time.Now()
+			w.db1 = e.sampleDB()
+			w.series = every.stop()
+			every = nil
 			var uerr error
 			w.u1, uerr = srv.Usage()
 			w.uerr = errors.Join(w.uerr, uerr)
@@ -174,6 +188,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 	if perf != nil { // MeasureEnd never came (the load failed): close the counters
 		perf.Stop()
 	}
+	every.stop()
 	mu.Unlock()
 	w.res = res
 	lv.tally.add(w, e)
@@ -216,6 +231,9 @@ type windowSample struct {
 	closed  bool
 	perf    counters.Totals
 	perfErr error
+	db0     dbSample // PostgreSQL and the load generator, at the window's edges
+	db1     dbSample
+	series  session.DBSeries // once a second during the window
 }
 
 // tally sums a run's windows.
@@ -234,6 +252,7 @@ type tally struct {
 	perfErr                 error
 	windows                 []float64
 	startupMs               float64
+	db                      dbTally
 }
 
 func (t *tally) add(w windowSample, e *engine) {
@@ -280,6 +299,7 @@ func (t *tally) add(w windowSample, e *engine) {
 	} else if w.uerr != nil {
 		e.prog.Logf("warning: server CPU/RSS not sampled: %v", w.uerr)
 	}
+	t.db.add(w)
 	t.perfErr = errors.Join(t.perfErr, w.perfErr)
 	if w.closed && w.perfErr == nil && w.perf.Values != nil {
 		if t.perf.Values == nil {
@@ -339,6 +359,7 @@ func (t *tally) into(run *session.Run, e *engine) {
 		}
 		run.RSSMiB = mib(t.rss)
 	}
+	t.db.into(run, e)
 	if e.plan.Perf {
 		if t.perfErr != nil {
 			e.unsupported["perf"] = t.perfErr.Error()

@@ -42,6 +42,7 @@ type Options struct {
 	Stdout    io.Writer
 	Stderr    io.Writer
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
+	DB        DBOptions // the database scenarios' database
 }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.
@@ -51,7 +52,7 @@ func planOf(p *profile.Profile) (Plan, error) {
 		Threads: p.Threads, Warmup: p.Warmup.D(), Duration: p.Duration.D(), Settle: p.Settle.D(),
 		Cooldown: p.Cooldown.D(), CPUsServer: p.CPUsServer, CPUsClient: p.CPUsClient,
 		Perf: p.Has(profile.CountersPerf), BusySample: p.BusySample.D(), Loadgen: p.Loadgen, Windows: p.Windows,
-		StartTimeout: 30 * time.Second,
+		StartTimeout: 30 * time.Second, WarmupRequests: p.WarmupRequests,
 	}
 	for flag, list := range map[string]string{"--cpus-server": pl.CPUsServer, "--cpus-client": pl.CPUsClient} {
 		if err := machine.CheckCPUs(list); err != nil {
@@ -200,6 +201,9 @@ func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSessio
 		return nil, err
 	}
 	rs.byName = byName
+	if err := checkDBSession(o, pl, []string{o.A, o.B}, scs); err != nil {
+		return nil, err
+	}
 	for _, sc := range scs {
 		if pl.Loadgen == "wrk" && sc.WebSocket() {
 			return nil, fmt.Errorf("--loadgen wrk drives HTTP scenarios only, not %s", sc.Name)
@@ -336,6 +340,7 @@ func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
 		s.CountersMode = profile.CountersPerf
 	}
 	s.CountersUnsupported = rs.st.eng.unsupportedCounters()
+	s.Database = rs.st.eng.dbInfo(rs.byName[r.Scenario])
 	if s.Counters == nil {
 		s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
 	}

@@ -35,6 +35,8 @@ type Plan struct {
 	BusySample  time.Duration // machine idle/steal read before each run
 	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
 	StartTimeout time.Duration
+	// WarmupRequests > 0: every run first sends exactly this many requests, all successful.
+	WarmupRequests int64
 }
 
 // serverThreads is the thread count passed to a server.
@@ -95,6 +97,7 @@ type engine struct {
 
 	unsupported map[string]string // counters that could not be read, with the reason
 	info        map[string]targetInfo
+	db          *dbState // the database scenarios' database, when the session has one
 }
 
 // targetInfo is what preflight learnt of a target: the conditions a race compares.
@@ -137,6 +140,7 @@ func (e *engine) start(ctx context.Context, name string) (*targets.Server, error
 		CPUs:         e.plan.CPUsServer,
 		StartTimeout: e.plan.StartTimeout,
 		Log:          e.log,
+		Env:          e.dbEnv(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -189,7 +193,7 @@ func (e *engine) preflight(ctx context.Context, names []string, scs []scenario.S
 		if err != nil {
 			return err
 		}
-		verr := targets.Verify(ctx, n, srv.Addr(), scs)
+		verr := e.verifyAll(ctx, n, srv.Addr(), scs)
 		ti := targetInfo{build: build}
 		if inf, err := srv.Info(); err == nil {
 			ti.threads = inf.Threads
@@ -198,6 +202,9 @@ func (e *engine) preflight(ctx context.Context, names []string, scs []scenario.S
 		}
 		e.info[n] = ti
 		e.stop(srv)
+		if rerr := e.resetAfterVerify(ctx, scs); rerr != nil && verr == nil {
+			return rerr
+		}
 		if verr != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w during verification of %s", ErrInterrupted, n)
@@ -220,19 +227,27 @@ func scenarioNames(scs []scenario.Scenario) string {
 // harness/load (or wrk, with loadgen wrk, for HTTP scenarios). A WebSocket scenario's Result
 // counts echoed messages, so Run.RPS is messages/s there.
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+	cfg, run := e.loadConfig(rs, addr)
+	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+		cfg.Warmup, cfg.Duration = warmup, duration
+		return run(ctx, cfg, h)
+	}
+}
+
+// loadConfig is rs's load against addr and what drives it (load.Run, or load.RunWrk).
+func (e *engine) loadConfig(rs runSpec, addr string) (load.Config, func(context.Context, load.Config, load.Hooks) (*load.Result, error)) {
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
 		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second}
 	run := load.Run
 	switch {
+	case rs.sc.Database != "":
+		cfg.Requests, cfg.Build = nil, e.db.build(rs.sc, addr)
 	case rs.sc.WebSocket():
 		cfg.Protocol, cfg.Requests, cfg.Host, cfg.Path, cfg.Size = load.WebSocket, nil, addr, rs.sc.Path, len(rs.sc.Body)
 	case e.plan.Loadgen == "wrk":
 		run = load.RunWrk
 	}
-	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
-		cfg.Warmup, cfg.Duration = warmup, duration
-		return run(ctx, cfg, h)
-	}
+	return cfg, run
 }
 
 // rateUnit is what a run of sc measures per second, as progress and log lines print it.

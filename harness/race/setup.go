@@ -42,6 +42,11 @@ func setUp(ctx context.Context, o *Options, pl Plan, prog *Progress, names []str
 	}
 	st.restore = restore
 	announce(st.man)
+	// After pinning: a private PostgreSQL inherits the load generator's CPUs.
+	if err := eng.openSessionDB(ctx, o.DB, scs); err != nil {
+		st.close()
+		return nil, err
+	}
 	if err := eng.preflight(ctx, names, scs); err != nil {
 		st.close()
 		if ctx.Err() != nil {
@@ -56,4 +61,5 @@ func setUp(ctx context.Context, o *Options, pl Plan, prog *Progress, names []str
 func (st *setup) close() {
 	st.restore()
 	st.eng.stopAll()
+	st.eng.closeDB()
 }

@@ -20,6 +20,7 @@ func raceDocument(sd *sessionDir) document {
 	raceHeader(&d, s)
 	gateSection(&d, s)
 	valid := pairsSection(&d, sd)
+	dbSection(&d, s)
 	d.h2("Throughput, tails and runtime")
 	d.p("Throughput is read together with the tails, CPU and memory. Figures are medians over the runs of each side; the throughput delta is the median of the per-pair deltas.")
 	d.table([]string{"metric", s.A, s.B, "delta", "how to read"}, runtimeRows(s))

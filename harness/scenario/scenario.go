@@ -46,6 +46,9 @@ type Scenario struct {
 	Header [][2]string
 	Body   []byte
 	Want   Want
+	// Database names the table whose ids fill IDPlaceholder (KeyUsers, KeyOrders) in a
+	// database scenario (db.go); "" for every other scenario.
+	Database string
 }
 
 // WebSocket reports a WebSocket scenario (see KindWebSocket).
@@ -185,12 +188,12 @@ func Names() []string {
 
 // ByName finds a scenario or says which names exist.
 func ByName(name string) (Scenario, error) {
-	for _, s := range all() {
+	for _, s := range append(all(), dbScenarios...) {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	known := Names()
+	known := append(Names(), DBNames()...)
 	sort.Strings(known)
 	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(known, ", "))
 }

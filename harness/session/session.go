@@ -63,6 +63,9 @@ type Run struct {
 	// and listed with their reason in Summary.CountersUnsupported.
 	Counters map[string]float64 `json:"counters,omitempty"`
 	Error    string             `json:"error,omitempty"` // what went wrong, if the run did not finish
+
+	// DB is a database scenario's reset time and PostgreSQL and load generator resources.
+	DB *DBRun `json:"db,omitempty"`
 }
 
 // Pair is one AB or BA pair of a race.
@@ -234,6 +237,7 @@ type Summary struct {
 	CounterShape        *CounterShape                   `json:"counter_shape,omitempty"`
 	CountersUnsupported map[string]string               `json:"counters_unsupported,omitempty"`
 
+	Database   *DBInfo    `json:"database,omitempty"` // database scenarios: the data set and where it ran
 	Thresholds Thresholds `json:"thresholds"`
 	Warnings   []string   `json:"warnings,omitempty"`   // client-bound runs, busy machine, ...
 	Incomplete string     `json:"incomplete,omitempty"` // why the session stopped early

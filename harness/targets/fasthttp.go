@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/scenario"
 	fastws "github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
@@ -13,8 +14,8 @@ type fastHandler func(ctx *fasthttp.RequestCtx, ps *params)
 
 // newFastHTTP is the fasthttp target: the scenarios and background routes on fasthttp's server,
 // written the way a fasthttp user would for speed (no copies of the video, no allocations for
-// ping and params).
-func newFastHTTP() *fasthttp.Server {
+// ping and params); q serves the database routes (nil: 503).
+func newFastHTTP(q *db.Queries) *fasthttp.Server {
 	scenario.Video() // built at start-up, as every target does, not on the first request
 	r := newRouter[fastHandler]()
 	r.handle("GET", "/", fastPing)
@@ -22,6 +23,9 @@ func newFastHTTP() *fasthttp.Server {
 	r.handle("POST", "/json", fastJSON)
 	r.handle("GET", "/video", fastVideo)
 	r.handle("GET", scenario.WSPath, fastWS)
+	for _, rt := range db.Routes {
+		r.handle(rt.Method, rt.Path, fastDB(q, rt.Kind))
+	}
 	for _, br := range scenario.BackgroundRoutes {
 		if br.Path == scenario.InfoPath {
 			r.handle(br.Method, br.Path, fastInfo)

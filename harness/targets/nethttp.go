@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/gorilla/websocket"
 )
@@ -20,8 +21,8 @@ var (
 )
 
 // newNetHTTP is the nethttp target: the scenarios and background routes on the standard
-// library's ServeMux with Go 1.22 patterns.
-func newNetHTTP() *http.Server {
+// library's ServeMux with Go 1.22 patterns; q serves the database routes (nil: 503).
+func newNetHTTP(q *db.Queries) *http.Server {
 	scenario.Video() // built at start-up, as every target does, not on the first request
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -69,6 +70,9 @@ func newNetHTTP() *http.Server {
 		}
 		wsEcho(c)
 	})
+	for _, rt := range db.Routes {
+		mux.HandleFunc(rt.Method+" "+muxPattern(rt.Path), netDB(q, rt.Kind))
+	}
 	for _, br := range scenario.BackgroundRoutes {
 		pat := br.Method + " " + muxPattern(br.Path)
 		if br.Path == scenario.InfoPath {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
 )
 
@@ -62,17 +63,26 @@ const shutdownGrace = 1500 * time.Millisecond
 
 // ServeGo serves the in-process Go target name (fasthttp or nethttp) on ln until ctx is
 // cancelled, then shuts down gracefully: stop accepting, finish in-flight requests, close. A
-// connection still busy after shutdownGrace is closed, which is not an error.
+// connection still busy after shutdownGrace is closed, which is not an error. The database
+// routes use the pool $BINDRACE_DB_URL names (db.QueriesFromEnv).
 func ServeGo(ctx context.Context, name string, ln net.Listener) error {
+	q, err := db.QueriesFromEnv(ctx)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if q != nil {
+		defer q.Close()
+	}
 	var serve func() error
 	var shutdown func(context.Context) error
 	switch name {
 	case "fasthttp":
-		s := newFastHTTP()
+		s := newFastHTTP(q)
 		serve = func() error { return s.Serve(ln) }
 		shutdown = s.ShutdownWithContext
 	case "nethttp":
-		s := newNetHTTP()
+		s := newNetHTTP(q)
 		serve = func() error {
 			if err := s.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 				return err

@@ -28,6 +28,7 @@ type StartOptions struct {
 	Wrap         []string      // command prefix, e.g. valgrind; the server stays the measured pid
 	StartTimeout time.Duration // 0: 10 s, or 2 min when wrapped
 	Log          io.Writer     // server stdout/stderr are copied here when set
+	Env          []string      // more environment, e.g. the database's (harness/db.EnvURL, EnvPool)
 }
 
 // Server is one running server process.
@@ -116,7 +117,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), env...), o.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid: true, // own group: Stop signals the server and anything it spawned
 		// A safety net if the harness itself is killed: the server gets SIGKILL too.

@@ -223,6 +223,9 @@ func (t *Target) Build() (map[string]string, error) {
 	return b, nil
 }
 
+// Static reports binding-static: the fixed scenarios answered in C++ only, no database routes.
+func (t *Target) Static() bool { return t.static }
+
 // TakesThreads reports whether the target can be told its thread count: every kind but a
 // cmd: command without "{threads}".
 func (t *Target) TakesThreads() bool {

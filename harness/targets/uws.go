@@ -11,6 +11,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -73,6 +74,10 @@ func (t *Target) bundle() (string, error) {
 			"BINDRACE_UPSTREAM":          str(upstreamPackage),
 			"BINDRACE_WS_PATH":           str(scenario.WSPath),
 			"BINDRACE_WS_MAX_MESSAGE":    fmt.Sprint(scenario.WSMaxMessage),
+			"BINDRACE_DB_SQL":            uwsDBSQL(),
+			"BINDRACE_DB_LIMITS":         fmt.Sprintf(`{"items":%d,"sku":%d,"qty":%d,"price":%d}`, db.MaxOrderItems, db.MaxSKULen, db.MaxQty, db.MaxPriceCents),
+			"BINDRACE_DB_ERROR_PREFIX":   str(db.ErrorPrefix),
+			"BINDRACE_DB_ENV":            fmt.Sprintf(`{"url":%s,"pool":%s}`, str(db.EnvURL), str(db.EnvPool)),
 		},
 	})
 	if len(res.Errors) > 0 {
@@ -118,4 +123,15 @@ func (t *Target) nodeVersions(v map[string]string) {
 		}
 	}
 	v["esbuild"] = depVersion("github.com/evanw/esbuild")
+}
+
+// uwsDBSQL is the scenario statements by name, as a JSON object for the bundle: the uws target
+// runs exactly harness/db's SQL text.
+func uwsDBSQL() string {
+	m := map[string]string{}
+	for _, st := range db.Statements {
+		m[st.Name] = st.SQL
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }

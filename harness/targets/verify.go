@@ -48,9 +48,13 @@ func Verify(ctx context.Context, target, addr string, scs []scenario.Scenario) e
 	var errs []error
 	for _, sc := range scs {
 		var found []*Mismatch
-		if sc.WebSocket() {
+		switch {
+		case sc.Database != "":
+			found = []*Mismatch{{Target: target, Scenario: sc.Name, Field: "database",
+				Expected: "a check against the database (VerifyDB)", Got: "Verify has no database: race and matrix start PostgreSQL and verify database scenarios against it"}}
+		case sc.WebSocket():
 			found = verifyWS(ctx, target, addr, sc)
-		} else {
+		default:
 			found = verifyOne(ctx, client, target, addr, sc)
 		}
 		for _, m := range found {
@@ -177,19 +181,42 @@ func truncate(s string, n int) string {
 // error. It stops early when ctx is cancelled.
 func VerifyTargets(ctx context.Context, ts []*Target, scs []scenario.Scenario, cpus string,
 	report func(target, scenario string, err error)) (failed int) {
+	return VerifyTargetsDB(ctx, ts, scs, cpus, nil, report)
+}
+
+// VerifyDatabase is the database VerifyTargetsDB checks the database scenarios against.
+type VerifyDatabase interface {
+	Env() []string                   // what a target needs to reach it
+	Check() DBCheck                  // what VerifyDB compares with
+	Reset(ctx context.Context) error // afresh after each target (create-order writes)
+}
+
+// VerifyTargetsDB is VerifyTargets with the database scenarios checked against dbv (VerifyDB),
+// which is reset after each target; dbv nil: as VerifyTargets.
+func VerifyTargetsDB(ctx context.Context, ts []*Target, scs []scenario.Scenario, cpus string, dbv VerifyDatabase,
+	report func(target, scenario string, err error)) (failed int) {
 	defer StopAll()
+	var env []string
+	if dbv != nil {
+		env = dbv.Env()
+	}
 	for _, t := range ts {
 		if ctx.Err() != nil {
 			break
 		}
-		s, err := t.Start(ctx, StartOptions{CPUs: cpus})
+		s, err := t.Start(ctx, StartOptions{CPUs: cpus, Env: env})
 		if err != nil {
 			report(t.Name, "", err)
 			failed++
 			continue
 		}
 		for _, sc := range scs {
-			err := Verify(ctx, t.Name, s.Addr(), []scenario.Scenario{sc})
+			var err error
+			if sc.Database != "" && dbv != nil {
+				err = VerifyDB(ctx, t.Name, s.Addr(), []scenario.Scenario{sc}, dbv.Check())
+			} else {
+				err = Verify(ctx, t.Name, s.Addr(), []scenario.Scenario{sc})
+			}
 			report(t.Name, sc.Name, err)
 			if err != nil {
 				failed++
@@ -198,6 +225,12 @@ func VerifyTargets(ctx context.Context, ts []*Target, scs []scenario.Scenario, c
 		if err := s.Stop(); err != nil {
 			report(t.Name, "", err)
 			failed++
+		}
+		if dbv != nil {
+			if err := dbv.Reset(ctx); err != nil {
+				report(t.Name, "", err)
+				failed++
+			}
 		}
 	}
 	return failed

@@ -4,6 +4,9 @@
 //	binding-server --port 3000 [--threads 2] [--static]
 //	binding-server --build-info   (which native core it links, as JSON)
 //
+// The database routes use the pool named by $BINDRACE_DB_URL and $BINDRACE_DB_POOL
+// (harness/db.QueriesFromEnv); without them they answer 503.
+//
 // With --static, ping, the video and the ws-echo messages are answered entirely in C++
 // (App.Static, App.StaticBody, App.StaticWebSocketEcho); params and json need per-request work
 // and stay Go handlers in every mode.
@@ -19,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/binding"
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
 )
 
@@ -39,7 +43,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "binding-server: --port P is required")
 		os.Exit(2)
 	}
-	app, err := newApp(*static, *threads)
+	q, err := db.QueriesFromEnv(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "binding-server:", err)
+		os.Exit(2)
+	}
+	if q != nil {
+		defer q.Close()
+	}
+	app, err := newApp(*static, *threads, q)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "binding-server:", err)
 		os.Exit(1)

@@ -73,7 +73,7 @@ func check(t *testing.T, s scenario.Scenario, res *http.Response) {
 func TestScenarios(t *testing.T) {
 	for _, static := range []bool{false, true} {
 		t.Run(fmt.Sprintf("static=%v", static), func(t *testing.T) {
-			app, err := newApp(static, 2)
+			app, err := newApp(static, 2, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,12 +5,13 @@ import (
 	"runtime"
 
 	"github.com/bindrace/bindrace/binding"
+	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // newApp registers every scenario route and the background routes; threads is the loop count
-// the info route reports.
-func newApp(static bool, threads int) (*binding.App, error) {
+// the info route reports; q serves the database routes (nil: they answer 503).
+func newApp(static bool, threads int, q *db.Queries) (*binding.App, error) {
 	app := binding.New(binding.Config{})
 	video := binding.NewBodyFunc(scenario.VideoSize, scenario.FillVideo)
 	if static {
@@ -37,6 +38,11 @@ func newApp(static bool, threads int) (*binding.App, error) {
 	}
 	app.Get("/id/:id", params)
 	app.Post("/json", mirrorJSON)
+	if !static { // binding-static is the C++-only build of the fixed scenarios: no database
+		if err := addDBRoutes(app, q); err != nil {
+			return nil, err
+		}
+	}
 	for _, rt := range scenario.BackgroundRoutes {
 		h := background
 		if rt.Path == scenario.InfoPath {

@@ -35,17 +35,23 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
+	dbo := addDBFlags(fs)
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
+	}
+	if err := dbo.Check(); err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
 	}
 	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
 	if !ok {
 		return 2
 	}
+	dbo.Log = logw
 	defer done()
 	res := race.Race(ctx, race.Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, DB: *dbo,
 	})
 	return res.Exit
 }
@@ -67,6 +73,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 0, "seed of the shuffled orders (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	dbo := addDBFlags(fs)
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -80,13 +87,18 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
 		return 2
 	}
+	if err := dbo.Check(); err != nil {
+		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
+		return 2
+	}
 	ctx, p, logw, done, ok := prepare("matrix", fs, ov, *slog, stderr)
 	if !ok {
 		return 2
 	}
+	dbo.Log = logw
 	defer done()
 	return race.Matrix(ctx, race.Options{
 		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, DB: *dbo,
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -74,8 +75,9 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	tnames := fs.StringSliceP("target", "t", nil, "targets to verify, comma-separated: "+targets.TargetHelp())
-	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check")
+	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check (the database scenarios "+strings.Join(scenario.DBNames(), ", ")+" start PostgreSQL and are checked against it)")
 	cpus := fs.String("cpus", "", "taskset CPU list for the server (default: not pinned)")
+	dbo := addDBFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: bindrace verify --target T[,T…] [--scenario S,…]\n\n"+
 			"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
@@ -114,7 +116,17 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
-	failed := targets.VerifyTargets(ctx, ts, scs, *cpus, func(target, scen string, err error) {
+	dbv, err := openVerifyDB(ctx, *dbo, scs, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace verify:", err)
+		return 2
+	}
+	var dv targets.VerifyDatabase // nil unless a database scenario is checked
+	if dbv != nil {
+		dv = dbv
+		defer dbv.Close()
+	}
+	failed := targets.VerifyTargetsDB(ctx, ts, scs, *cpus, dv, func(target, scen string, err error) {
 		switch {
 		case scen == "":
 			fmt.Fprintln(stderr, "bindrace verify:", err)

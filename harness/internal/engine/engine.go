@@ -43,11 +43,12 @@ const UnitMessages = "messages/s"
 
 type Config struct {
 	Protocol Protocol
-	Addr     string   // host:port
-	Requests [][]byte // HTTP: request bytes, sent round-robin (usually one scenario request)
-	Host     string   // WebSocket: Host header; default Addr
-	Path     string   // WebSocket: upgrade path; default scenario.WSPath
-	Size     int      // WebSocket: payload bytes per message; default scenario.WSMessageSize
+	Addr     string    // host:port
+	Requests [][]byte  // HTTP: request bytes, sent round-robin (usually one scenario request)
+	Build    BuildFunc // HTTP: renders every request instead of Requests (e.g. a key per request)
+	Host     string    // WebSocket: Host header; default Addr
+	Path     string    // WebSocket: upgrade path; default scenario.WSPath
+	Size     int       // WebSocket: payload bytes per message; default scenario.WSMessageSize
 
 	Connections int           // default 100
 	Pipelining  int           // requests in flight per connection, written in one batch; default 1

@@ -13,11 +13,16 @@ type httpProto struct {
 	// slice, so sending one is one syscall and no copying.
 	batches [][]byte // batches[s]: Pipelining requests starting with Requests[s], back to back
 	ends    [][]int  // ends[s][k]: where request k of batches[s] ends
+
+	build      BuildFunc // Config.Build: requests rendered per request instead
+	pipelining int
+	conns      connNumbers
 }
 
 func newHTTPProto(cfg Config) *httpProto {
 	n := len(cfg.Requests)
-	p := &httpProto{requests: n, batches: make([][]byte, n), ends: make([][]int, n)}
+	p := &httpProto{requests: n, batches: make([][]byte, n), ends: make([][]int, n),
+		build: cfg.Build, pipelining: cfg.Pipelining}
 	for s := range n {
 		for k := range cfg.Pipelining {
 			p.batches[s] = append(p.batches[s], cfg.Requests[(s+k)%n]...)
@@ -43,6 +48,9 @@ func (p *httpProto) sessions(n int) []session {
 	ss := make([]httpSession, n)
 	for i := range ss {
 		ss[i] = httpSession{p: p, f: framer{seen: seen}}
+		if p.build != nil {
+			ss[i].b = newBuilder(p.build, p.pipelining, p.conns.take())
+		}
 	}
 	return sessionsOf(ss)
 }
@@ -55,11 +63,15 @@ type httpSession struct {
 	p  *httpProto
 	rr int // index in Config.Requests of the next batch's first request
 	f  framer
+	b  *builder // Config.Build's loads
 }
 
 func (s *httpSession) open(*worker, *conn, int64) bool { return true }
 
 func (s *httpSession) batch(_, n int) []byte {
+	if s.b != nil {
+		return s.b.batch(n)
+	}
 	p := s.p
 	b := p.batches[s.rr]
 	if n < len(p.ends[s.rr]) {

@@ -37,7 +37,7 @@ func (c Config) Normalized() (Config, error) {
 	}
 	switch c.Protocol {
 	case HTTP:
-		if len(c.Requests) == 0 {
+		if len(c.Requests) == 0 && c.Build == nil {
 			return c, errors.New("load: no request")
 		}
 		for _, r := range c.Requests {

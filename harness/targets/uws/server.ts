@@ -16,6 +16,8 @@ declare const BINDRACE_UPSTREAM: string;
 declare const BINDRACE_WS_PATH: string;
 declare const BINDRACE_WS_MAX_MESSAGE: number;
 
+import { addDBRoutes } from './db';
+
 declare const process: any;
 declare const require: (id: string) => any;
 declare const Buffer: any;
@@ -202,6 +204,8 @@ app.ws(BINDRACE_WS_PATH, {
     ws.send(msg, isBinary);
   },
 });
+
+addDBRoutes(app, threads);
 
 app.get(BINDRACE_INFO_PATH, (res) => {
   noteHeap();

@@ -5,6 +5,7 @@ import * as F from "./format";
 import { Box, linear, log10, logTicks, niceDomain, plotH, plotW, round, svgRoot, ticks, yGrid, axisTitle, legend } from "./chart";
 import { environment, footer, masthead, reproduce, shapeChips, upstreamOf, warnings } from "./common";
 import type { Check, Data, Pair, Run, Summary } from "./types";
+import { dbSection } from "./db";
 
 const VERDICT_TEXT: Record<string, string> = {
   PASS: "Regression threshold passed",
@@ -42,6 +43,8 @@ export function renderRace(d: Data, root: HTMLElement): void {
   if (w) root.appendChild(w);
 
   root.appendChild(pairsSection(sm, pairs));
+  const dbs = dbSection(sm, pairs);
+  if (dbs) root.appendChild(dbs);
   root.appendChild(latencySection(sm, pairs));
   root.appendChild(metricsSection(sm));
   root.appendChild(checksSection(sm));

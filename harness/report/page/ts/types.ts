@@ -1,7 +1,34 @@
 // The shapes of summary.json, raw.json and manifest.json (harness/session). Every field may be
 // missing in a session that was cut short, so readers guard with `?? default`.
 
+export interface DBRun {
+  reset_ms: number;
+  pg_cpu_pct: number;
+  pg_rss_mib: number;
+  pg_pss_mib: number;
+  pg_processes: number;
+  external?: boolean;
+  client_cpu_pct: number;
+  client_rss_mib: number;
+  bottleneck: string;
+}
+
+export interface DBInfo {
+  scale: number;
+  keys: string;
+  pool: number;
+  external: boolean;
+  version?: string;
+  seed_s: number;
+  users: number;
+  orders: number;
+  pg_cpus?: string;
+  shares_client_cpus?: boolean;
+  notes?: string[];
+}
+
 export interface Run {
+  db?: DBRun;
   target: string;
   scenario: string;
   slot: number;
@@ -113,6 +140,7 @@ export interface Side {
 }
 
 export interface Summary {
+  database?: DBInfo;
   kind?: string;
   unit?: string;
   verdict?: string;

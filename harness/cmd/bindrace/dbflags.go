@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bindrace/bindrace/harness/db"
+	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+// addDBFlags registers the database scenarios' flags (race, matrix).
+func addDBFlags(fs *pflag.FlagSet) *race.DBOptions {
+	o := &race.DBOptions{}
+	fs.StringVar(&o.URL, "db-url", "", "database scenarios: an external PostgreSQL (postgres://user:password@host:port/db, a role that may create databases) instead of the private cluster bindrace starts; its resources are not sampled")
+	fs.Float64Var(&o.Scale, "db-scale", 1, "database scenarios: scale of the data set (1: 100,000 users, 1,000,000 orders, 3,000,000 items; 0.01 for a quick run)")
+	fs.IntVar(&o.Pool, "db-pool", db.DefaultPoolSize, "database scenarios: connections in every target's pool")
+	fs.StringVar(&o.Dir, "db-dir", "", "database scenarios: where the private cluster and its seeded template live (default build/pg, reused between runs)")
+	fs.StringVar(&o.Keys, "keys", "uniform", `database scenarios: how ids are drawn per request: "uniform", "hot" (one id) or "zipf" (skewed)`)
+	return o
+}
+
+// openVerifyDB opens the database `bindrace verify` checks the database scenarios against,
+// when scs has one (nil, nil otherwise).
+func openVerifyDB(ctx context.Context, o race.DBOptions, scs []scenario.Scenario, stderr io.Writer) (*race.VerifyDB, error) {
+	for _, sc := range scs {
+		if sc.Database != "" {
+			return race.OpenVerifyDB(ctx, o, stderr)
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bindrace/bindrace/harness/db"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// dbDir is the e2e tests' private PostgreSQL cache (never the harness's build/pg).
+func dbDir() string { return filepath.Join(root, "build", "pg-test", "e2e") }
+
+// postgresLeft lists live processes running from dir's cluster (their cmdline names it).
+func postgresLeft(dir string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), dir) {
+			st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if i := strings.LastIndexByte(string(st), ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+				continue
+			}
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// TestRaceDB races binding against fasthttp on get-user and create-order at scale 0.002, on
+// the db profile (500 warm-up requests that must succeed) shortened: the harness starts PostgreSQL, verifies both targets against the database, resets it before
+// every run and records reset time and the three parties' resources; nothing is left running.
+func TestRaceDB(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	r := cli(t, 50*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--profile", "db", "--scenario", "get-user,create-order",
+		"--pairs", "2", "--duration", "1100ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
+		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", out)
+	if r.code != 3 { // 2 pairs: INCONCLUSIVE
+		t.Fatalf("exit %d, want 3\nstderr: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "verifying binding (get-user, create-order)") || !strings.Contains(r.stderr, "profile db") {
+		t.Errorf("no preflight verification in the progress:\n%s", r.stderr)
+	}
+	for _, sc := range []string{"get-user", "create-order"} {
+		var s session.Summary
+		b, err := os.ReadFile(filepath.Join(out, sc, session.SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if d := s.Database; d == nil || d.Scale != 0.002 || d.Users != 200 || d.Orders != 2000 || d.External || d.Pool != 10 {
+			t.Errorf("%s: database %+v", sc, d)
+		}
+		if len(s.Pairs) != 2 {
+			t.Fatalf("%s: %d pairs", sc, len(s.Pairs))
+		}
+		for _, p := range s.Pairs {
+			for _, run := range []session.Run{p.A, p.B} {
+				d := run.DB
+				if run.Error != "" || run.Errors != 0 || run.RPS <= 0 || d == nil {
+					t.Fatalf("%s %s: error %q, %d errors, rps %v, db %+v", sc, run.Target, run.Error, run.Errors, run.RPS, d)
+				}
+				if d.ResetMs <= 0 || d.PGCPUPct <= 0 || d.PGProcesses < 2 || d.PGPSSMiB <= 0 || d.ClientRSSMiB <= 0 || d.Bottleneck == "" {
+					t.Errorf("%s %s: db figures %+v", sc, run.Target, d)
+				}
+				if ps := d.PerSecond; len(ps.ServerCPUPct) < 1 || len(ps.PGCPUPct) != len(ps.ServerCPUPct) || len(ps.ClientRSSMiB) != len(ps.ServerCPUPct) {
+					t.Errorf("%s %s: once-a-second samples %+v, want one a second of the 1.1 s window for each party", sc, run.Target, ps)
+				}
+			}
+		}
+		md, err := os.ReadFile(filepath.Join(out, sc, "summary.md"))
+		if err != nil || !strings.Contains(string(md), "PostgreSQL") || !strings.Contains(string(md), "bottleneck") {
+			t.Errorf("%s: summary.md lacks the database section (%v)", sc, err)
+		}
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
+
+func TestRaceDBBadInput(t *testing.T) {
+	base := []string{"race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1", "--db-dir", dbDir()}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"zero scale", []string{"--db-scale", "0"}, "bad flag value --db-scale 0"},
+		{"negative scale", []string{"--db-scale", "-1"}, "bad flag value --db-scale -1"},
+		{"unknown keys", []string{"--keys", "gauss"}, `bad flag value --keys: key distribution "gauss"`},
+		{"static target", []string{"--a", "binding-static"}, "binding-static answers in C++ only and has no database routes"},
+		{"interleaved windows", []string{"--windows", "3"}, "one server runs at a time"},
+	}
+	for _, c := range cases {
+		r := cli(t, 20*time.Second, append(append([]string(nil), base...), c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.name, r.code, r.stderr, c.want)
+		}
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// `bindrace verify` checks the database scenarios against a database it starts: a target that
+// serves them passes, binding-static fails saying it has no database routes.
+func TestVerifyDB(t *testing.T) {
+	r := cli(t, 30*time.Second, "verify", "--target", "fasthttp,binding-static", "--scenario", "get-user,create-order",
+		"--db-scale", "0.002", "--db-dir", dbDir())
+	if r.code != 2 || !strings.Contains(r.stdout, "ok    fasthttp/get-user") || !strings.Contains(r.stdout, "ok    fasthttp/create-order") ||
+		!strings.Contains(r.stdout, "FAIL  binding-static/get-user") || !strings.Contains(r.stderr, "does not serve the database scenarios") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
+
+// With --db-url, a database of the harness's template name that lacks its ownership marker is
+// refused with exit 2 and left exactly as it was.
+func TestRaceDBExternalNotOwned(t *testing.T) {
+	ctx := context.Background()
+	cl, err := db.StartCluster(ctx, db.ClusterOptions{CacheDir: filepath.Join(root, "build", "pg-test", "e2e-ext")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Stop()
+	admin, err := pgx.Connect(ctx, cl.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db.DefaultTemplate)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db.DefaultTemplate); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.Exec(ctx, "CREATE TABLE precious (v text); INSERT INTO precious VALUES ('mine')"); err != nil {
+		t.Fatal(err)
+	}
+	foreign.Close(ctx)
+
+	r := cli(t, 30*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1",
+		"--db-url", cl.URL("postgres"), "--db-scale", "0.002", "--out", filepath.Join(t.TempDir(), "s"))
+	if r.code != 2 || !strings.Contains(r.stderr, "carries no bindrace ownership marker") {
+		t.Errorf("exit %d, stderr %q; want 2 and the refusal", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, cl.URL("postgres")) {
+		t.Errorf("the password reached stderr: %s", r.stderr)
+	}
+	foreign, err = pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
+	if err != nil {
+		t.Fatalf("the foreign database is gone: %v", err)
+	}
+	defer foreign.Close(ctx)
+	var v string
+	if err := foreign.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != "mine" {
+		t.Errorf("the foreign database changed: %q, %v", v, err)
+	}
+	noLeftovers(t)
+}
+
+// Ctrl-C during a database race: exit 2, the measured run kept, and neither a server nor
+// PostgreSQL left running.
+func TestRaceDBInterrupt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "binding", "--scenario", "get-user", "--windows", "1",
+		"--pairs", "4", "--duration", "2s", "--warmup", "100ms", "--cooldown", "0", "--busy-sample", "0",
+		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", dir)
+	cmd.Dir = root
+	var errb targets.SyncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("first run never finished: %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond) // inside the second run
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(40 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("did not stop after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit %d, want 2\n%s", code, errb.String())
+	}
+	s, err := session.LoadSummary(dir)
+	if err != nil {
+		t.Fatalf("no partial results: %v\n%s", err, errb.String())
+	}
+	if len(s.Pairs) == 0 || s.Pairs[0].A.RPS <= 0 || s.Pairs[0].A.DB == nil || s.Pairs[0].A.DB.ResetMs <= 0 {
+		t.Errorf("the measured run was not kept with its database figures: %+v", s.Pairs)
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
