@@ -13,29 +13,31 @@ import (
 type Overrides struct {
 	Set map[string]bool
 
-	Profile     string
-	Pairs       int
-	Windows     int
-	Rounds      int
-	Duration    time.Duration
-	Warmup      time.Duration
-	Settle      time.Duration
-	Cooldown    time.Duration
-	Connections int
-	Pipelining  int
-	Workers     int
-	Threads     int
-	Scenario    string
-	Thresholds  []string
-	CPUsServer  string
-	CPUsClient  string
-	Counters    string
-	DecideOn    string
-	Confidence  float64
-	BusySample  time.Duration
-	CGN         int
-	CGReps      int
-	Loadgen     string
+	Profile      string
+	Pairs        int
+	Windows      int
+	Rounds       int
+	Duration     time.Duration
+	Warmup       time.Duration
+	Settle       time.Duration
+	Cooldown     time.Duration
+	Connections  int
+	Pipelining   int
+	Workers      int
+	Threads      int
+	Scenario     string
+	Thresholds   []string
+	CPUsServer   string
+	CPUsClient   string
+	Counters     string
+	DecideOn     string
+	Confidence   float64
+	BusySample   time.Duration
+	CGN          int
+	CGReps       int
+	Loadgen      string
+	Rate         float64 // race: open loop at this rate
+	RateFraction float64 // race: open loop at this fraction of the lower closed-loop maximum
 }
 
 func (o *Overrides) changed(name string) bool {
@@ -49,6 +51,9 @@ func (o *Overrides) Apply(p *Profile) error {
 		return err
 	}
 	if err := o.applyScenario(p); err != nil {
+		return err
+	}
+	if err := o.applyRate(p); err != nil {
 		return err
 	}
 	for _, t := range o.Thresholds {
@@ -154,6 +159,8 @@ func applyThreshold(p *Profile, s string) error {
 		p.Thresholds.MinMedianDeltaPct = f
 	case name == "max_p99_delta_pct" || name == "max_p99_delta":
 		p.Thresholds.MaxP99DeltaPct = f
+	case name == "max_p50_delta_pct" || name == "max_p50_delta":
+		p.Thresholds.MaxP50DeltaPct = f
 	case strings.HasPrefix(name, "counter_delta."):
 		return setCounterLimit(&p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
 	case name == "max_errors":
@@ -164,7 +171,7 @@ func applyThreshold(p *Profile, s string) error {
 	case strings.HasPrefix(name, "counter."):
 		return setCounterLimit(&p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
 	default:
-		return fmt.Errorf("--threshold %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
+		return fmt.Errorf("--threshold %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
 	}
 	return nil
 }

@@ -296,8 +296,16 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 		if multi {
 			prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(rs.races), r.Name)
 		}
-		measured, raw, cut := racePairs(ctx, eng, o, rs.pairs, r, rs.byName[r.Scenario], prefix, ri == len(rs.races)-1)
+		rate, raw, cut := rs.raceRate(ctx, r, prefix)
+		var measured []session.Pair
+		if cut == nil {
+			var runs []session.Run
+			r.Rate = rate.RPS()
+			measured, runs, cut = racePairs(ctx, eng, o, rs.pairs, r, rs.byName[r.Scenario], prefix, ri == len(rs.races)-1)
+			raw = append(raw, runs...)
+		}
 		*s = stats.Summarize(measured, o.Profile.GateThresholds(), rs.level)
+		s.Rate = rate.Record()
 		if cut == nil && o.Profile.Has(profile.CountersCachegrind) {
 			cut = eng.countInto(ctx, s, r, rs.byName[r.Scenario], o.Profile)
 		}
@@ -438,7 +446,7 @@ func racePairs(ctx context.Context, eng *engine, o Options, n int, r profile.Rac
 				continue
 			}
 			label := fmt.Sprintf("%spair %d/%d %s %s", prefix, i+1, n, order, name)
-			run, err := eng.measure(ctx, runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label})
+			run, err := eng.measure(ctx, runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label, rate: r.Rate})
 			raw = append(raw, run)
 			assign(slot, run)
 			if err != nil {
@@ -464,7 +472,7 @@ func interleavedPair(ctx context.Context, eng *engine, r profile.Race, sc scenar
 	assign func(int, session.Run), raw *[]session.Run) error {
 	var specs [2]runSpec
 	for slot, name := range seq {
-		specs[slot] = runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label + " " + name}
+		specs[slot] = runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label + " " + name, rate: r.Rate}
 	}
 	runs, err := eng.measurePair(ctx, specs)
 	for slot := range runs {

@@ -221,7 +221,8 @@ func scenarioNames(scs []scenario.Scenario) string {
 // counts echoed messages, so Run.RPS is messages/s there.
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
-		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second}
+		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second,
+		Rate: rs.rate}
 	run := load.Run
 	switch {
 	case rs.sc.WebSocket():

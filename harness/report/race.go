@@ -23,6 +23,7 @@ func raceDocument(sd *sessionDir) document {
 	d.h2("Throughput, tails and runtime")
 	d.p("Throughput is read together with the tails, CPU and memory. Figures are medians over the runs of each side; the throughput delta is the median of the per-pair deltas.")
 	d.table([]string{"metric", s.A, s.B, "delta", "how to read"}, runtimeRows(s))
+	latencySection(&d, s)
 	statsSection(&d, s, valid)
 	countersSection(&d, s)
 	tailSections(&d, s.Warnings, s.Shape.Command, sd.manifest)

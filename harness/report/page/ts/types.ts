@@ -153,6 +153,26 @@ export interface Summary {
   incomplete?: string;
   started?: string;
   finished?: string;
+  rate?: Rate;
+  merged_a?: Merged;
+  merged_b?: Merged;
+}
+
+export interface Rate {
+  rps: number;
+  fraction?: number;
+  max_a_rps?: number;
+  max_b_rps?: number;
+}
+
+export interface Merged {
+  runs: number;
+  requests: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  p999_ms: number;
+  max_ms: number;
 }
 
 export interface TargetStats extends SideStats {
