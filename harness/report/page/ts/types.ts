@@ -207,6 +207,31 @@ export interface Matrix {
   finished?: string;
 }
 
+export interface SweepPoint {
+  point: number;
+  target: string;
+  fraction?: number;
+  rate: number;
+  run: Run & { open_loop?: { rate: number; sent_rps: number; lag_p99_ms: number; generator_bound: boolean } };
+}
+
+export interface Sweep {
+  kind: "sweep";
+  targets?: string[];
+  scenario?: string;
+  shape?: Shape;
+  rates?: number[];
+  fractions?: number[];
+  closed_loop_max_rps?: Record<string, number>;
+  slo_ms?: number;
+  points?: SweepPoint[];
+  per_target?: { target: string; slo_rate: number | null; points: number; generator_bound: number }[];
+  warnings?: string[];
+  incomplete?: string;
+  started?: string;
+  finished?: string;
+}
+
 export interface Raw {
   runs?: Run[];
   trimmed?: boolean;
@@ -215,7 +240,7 @@ export interface Raw {
 export type Manifest = Record<string, unknown>;
 
 export interface Data {
-  summary: Summary | Matrix;
+  summary: Summary | Matrix | Sweep;
   raw: Raw | null;
   manifest: Manifest | null;
 }
