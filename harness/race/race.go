@@ -42,6 +42,9 @@ type Options struct {
 	Stdout    io.Writer
 	Stderr    io.Writer
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
+	// LagTolerance: open loops (race at a rate, sweep) mark a run generator-bound when its send
+	// lag p99 exceeds it; 0 = the engine's default, 1 ms.
+	LagTolerance time.Duration
 }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.
@@ -194,6 +197,7 @@ func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSessio
 	if err != nil {
 		return nil, err
 	}
+	pl.LagTolerance = o.LagTolerance
 	rs := &raceSession{o: o, pl: pl, prog: prog, races: o.Profile.Races()}
 	scs, byName, err := scenariosOf(rs.races)
 	if err != nil {

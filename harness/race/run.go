@@ -35,6 +35,7 @@ type Plan struct {
 	BusySample  time.Duration // machine idle/steal read before each run
 	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
 	StartTimeout time.Duration
+	LagTolerance time.Duration // open loops: send lag p99 above which a run is generator-bound; 0 = the engine's 1 ms
 }
 
 // serverThreads is the thread count passed to a server.
@@ -222,7 +223,7 @@ func scenarioNames(scs []scenario.Scenario) string {
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
 		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second,
-		Rate: rs.rate}
+		Rate: rs.rate, LagTolerance: e.plan.LagTolerance}
 	run := load.Run
 	switch {
 	case rs.sc.WebSocket():

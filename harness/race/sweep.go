@@ -37,6 +37,8 @@ func (o SweepOptions) Check() error {
 		return errors.New("give --rates (requests/s, e.g. 10000,20000) or --fractions (of each target's closed-loop maximum, e.g. 0.25,0.5,0.75,0.9)")
 	case o.SLO < 0:
 		return fmt.Errorf("--slo must be above 0 (got %s)", o.SLO)
+	case o.LagTolerance < 0:
+		return fmt.Errorf("--lag-tolerance must be above 0 (got %s)", o.LagTolerance)
 	case len(o.Targets) == 0:
 		return errors.New("--targets is required, e.g. --targets binding,uws")
 	}
@@ -110,6 +112,7 @@ func newSweepSession(ctx context.Context, o SweepOptions, prog *Progress) (*swee
 	if err != nil {
 		return nil, err
 	}
+	pl.LagTolerance = o.LagTolerance
 	ss := &sweepSession{o: o, race: o.Profile.Races()[0]}
 	if ss.sc, err = scenario.ByName(ss.race.Scenario); err != nil {
 		return nil, fmt.Errorf("bad flag value --scenario: %w", err)

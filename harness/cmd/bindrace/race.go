@@ -35,7 +35,7 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	a := fs.String("a", "", "target A (the candidate)")
 	b := fs.String("b", "", "target B (the reference)")
 	ov := addProfileFlags(fs, defaultProfile, false)
-	addRateFlags(fs, ov)
+	lag := addRateFlags(fs, ov)
 	out := fs.String("out", "", "session directory (default results/<timestamp>-<a>-vs-<b>)")
 	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
@@ -44,6 +44,10 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
+	if err := lagTolerance(fs, *lag); err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
+	}
 	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
 	if !ok {
 		return 2
@@ -51,7 +55,7 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	defer done()
 	res := race.Race(ctx, race.Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		AllowUnequalThreads: *unequal, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
 	})
 	return res.Exit
 }

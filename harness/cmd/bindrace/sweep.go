@@ -29,6 +29,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	rates := fs.Float64Slice("rates", nil, "rates to measure at, requests/s in all, comma-separated")
 	fractions := fs.Float64Slice("fractions", nil, "fractions in (0, 1] of each target's closed-loop maximum, comma-separated")
 	slo := fs.Duration("slo", 0, "latency objective for p99, e.g. 1ms: report the highest rate that keeps p99 under it")
+	lag := addLagFlag(fs)
 	ov := addProfileFlags(fs, defaultProfile, true)
 	fs.MarkHidden("rounds")
 	out := fs.String("out", "", "session directory (default results/<timestamp>-sweep-<targets>)")
@@ -47,6 +48,9 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if err == nil && fs.Changed("slo") && *slo <= 0 {
 		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
 	}
+	if err == nil {
+		err = lagTolerance(fs, *lag)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bindrace sweep: %v\n", err)
 		return 2
@@ -59,6 +63,6 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer done()
-	o.Options = race.Options{Targets: o.Targets, Profile: p, Out: *out, JSON: *asJSON, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw}
+	o.Options = race.Options{Targets: o.Targets, Profile: p, Out: *out, JSON: *asJSON, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw}
 	return race.Sweep(ctx, o)
 }
