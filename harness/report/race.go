@@ -42,8 +42,13 @@ func raceHeader(d *document, s *session.Summary) {
 	if s.BVersion != "" {
 		upstream += " " + s.BVersion
 	}
-	d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
-		fmtPct(s.MedianDeltaPct), upstream))
+	if s.Rate != nil {
+		d.p(fmt.Sprintf("%s p99 against the pinned upstream %s at %s requests/s, an open loop (median of the per-pair deltas).",
+			fmtPct(s.Paired[stats.MetricP99].MedianPct), upstream, fmtRPS(s.Rate.RPS)))
+	} else {
+		d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
+			fmtPct(s.MedianDeltaPct), upstream))
+	}
 
 	sh := s.Shape
 	pairs := sh.Pairs
