@@ -16,8 +16,8 @@ import (
 
 // SweepOptions configure a sweep: Options.Targets at each of Rates (requests/s in all) or of
 // Fractions (of each target's own closed-loop maximum, measured first in the session at the
-// profile's pipelining), one open-loop run per target and point; with SLO, the highest rate
-// whose p99 stays under it, per target.
+// profile's pipelining), one open-loop run per target and point; with SLO, the highest rate up
+// to which p99 stays under it, per target (stats.SummarizeSweep).
 type SweepOptions struct {
 	Options
 	Rates     []float64

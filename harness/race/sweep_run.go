@@ -103,8 +103,8 @@ func (ss *sweepSession) print() {
 	}
 }
 
-// SweepLines are a sweep's result lines: per target, the highest rate whose p99 stayed under
-// the SLO ("none" when no rate did), or its points without an SLO.
+// SweepLines are a sweep's result lines: per target, the highest rate up to which p99 stayed
+// under the SLO ("none" when the lowest rate crossed it), or its points without an SLO.
 func SweepLines(sw *session.Sweep) []string {
 	var out []string
 	for _, t := range sw.PerTarget {

@@ -35,7 +35,7 @@ func sweepDocument(sd *sessionDir) document {
 			rows = append(rows, []string{t.Target, rate, fmt.Sprintf("%d (%d generator-bound)", t.Points, t.GeneratorBound)})
 		}
 		d.table([]string{"target", "highest rate with p99 ≤ " + slo, "points measured"}, rows)
-		d.p("Generator-bound points cannot set the rate: their latency measures the load generator as much as the server.")
+		d.p("The rate is the last one, going up, before the first whose p99 crossed the SLO. Generator-bound points neither set nor end it: their latency measures the load generator as much as the server.")
 	}
 	d.h2("Latency at each rate")
 	d.table([]string{"target", "rate asked", "of max", "rate achieved", "p50", "p99", "p99.9", "send lag p99", "status"}, sweepRows(sw))

@@ -39,8 +39,9 @@ type SweepPoint struct {
 // SweepTarget is one target's reading of the sweep.
 type SweepTarget struct {
 	Target string `json:"target"`
-	// SLORate is the highest asked rate whose run finished, was not generator-bound and kept
-	// p99 at or under the SLO; null when none did ("none"), or when no SLO was asked.
+	// SLORate is the highest asked rate up to which p99 stayed at or under the SLO: walking the
+	// rates upwards over the finished runs that were not generator-bound, the last before the
+	// first crossing; null when the lowest crossed it ("none"), or when no SLO was asked.
 	SLORate *float64 `json:"slo_rate"`
 	// Points counts the target's points that finished; GeneratorBound those of them whose
 	// generator fell behind (they are drawn, marked, and cannot set SLORate).

@@ -15,9 +15,10 @@ Measures each target's latency (p50, p99, p99.9) at a series of fixed rates: one
 per target and rate, the targets' order alternating from one rate to the next. --rates are
 requests/s in all; --fractions are of each target's own closed-loop maximum, measured first in
 this session at the same pipelining (1 unless --pipelining says otherwise). With --slo the last
-lines say, per target, the highest rate whose p99 stayed under it ("none" when no rate did).
-Generator-bound points (the load generator fell behind its schedule) are marked and cannot set
-that rate. Writes results/<session>/ (summary.json, raw.json with each run's histogram,
+lines say, per target, the highest rate up to which p99 stayed under it: the last rate before
+the first one (going up) whose p99 crossed it ("none" when the lowest did). Generator-bound
+points (the load generator fell behind its schedule) are marked and neither set nor end that
+rate. Writes results/<session>/ (summary.json, raw.json with each run's histogram,
 summary.md with the table, report.html with the curves).
 
 Exit status: 0 done (whatever the SLO says), 2 bad input, an error or an incomplete session.`
