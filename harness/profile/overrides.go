@@ -13,31 +13,32 @@ import (
 type Overrides struct {
 	Set map[string]bool
 
-	Profile      string
-	Pairs        int
-	Windows      int
-	Rounds       int
-	Duration     time.Duration
-	Warmup       time.Duration
-	Settle       time.Duration
-	Cooldown     time.Duration
-	Connections  int
-	Pipelining   int
-	Workers      int
-	Threads      int
-	Scenario     string
-	Thresholds   []string
-	CPUsServer   string
-	CPUsClient   string
-	Counters     string
-	DecideOn     string
-	Confidence   float64
-	BusySample   time.Duration
-	CGN          int
-	CGReps       int
-	Loadgen      string
-	Rate         float64 // race: open loop at this rate
-	RateFraction float64 // race: open loop at this fraction of the lower closed-loop maximum
+	Profile     string
+	Pairs       int
+	Windows     int
+	Rounds      int
+	Duration    time.Duration
+	Warmup      time.Duration
+	Settle      time.Duration
+	Cooldown    time.Duration
+	Connections int
+	Pipelining  int
+	Workers     int
+	Threads     int
+	Scenario    string
+	Thresholds  []string
+	CPUsServer  string
+	CPUsClient  string
+	Counters    string
+	DecideOn    string
+	Confidence  float64
+	BusySample  time.Duration
+	CGN         int
+	CGReps      int
+	Loadgen     string
+
+	// race: an open loop at Rate, or at RateFraction of the lower closed-loop maximum
+	Rate, RateFraction float64
 }
 
 func (o *Overrides) changed(name string) bool {

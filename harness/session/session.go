@@ -264,10 +264,11 @@ type CounterShape struct {
 
 // Thresholds are the gate's limits, from the profile or flags.
 type Thresholds struct {
-	MinMedianDeltaPct float64 `json:"min_median_delta_pct"`        // e.g. -2: A may be at most 2% slower
-	MaxP99DeltaPct    float64 `json:"max_p99_delta_pct"`           // e.g. 10: A's p99 at most 10% higher
-	MaxP50DeltaPct    float64 `json:"max_p50_delta_pct,omitempty"` // open-loop races: A's p50 at most this % higher
+	MinMedianDeltaPct float64 `json:"min_median_delta_pct"` // e.g. -2: A may be at most 2% slower
+	MaxP99DeltaPct    float64 `json:"max_p99_delta_pct"`    // e.g. 10: A's p99 at most 10% higher
 	MaxErrors         int64   `json:"max_errors"`
+	// MaxP50DeltaPct: open-loop races (a rate), A's p50 at most this % above B's.
+	MaxP50DeltaPct float64 `json:"max_p50_delta_pct,omitempty"`
 	// Deterministic counts of A against B in the same session: name -> max delta in percent.
 	CounterMaxDeltaPct map[string]float64 `json:"counter_max_delta_pct,omitempty"`
 	// Deterministic counts of A against a committed baseline: name -> max growth in percent.

@@ -11,7 +11,7 @@ import (
 // Summarize computes a race's statistics from its pairs and returns a Summary with them filled
 // in: Kind, SchemaVersion, A, B, Scenario (from the first pair), Pairs (DeltaPct recomputed for
 // valid pairs so it always agrees with the runs), the paired deltas of throughput, throughput
-// per server CPU-second, p95 and p99 with their order-statistic intervals at level
+// per server CPU-second, p50, p95 and p99 with their order-statistic intervals at level
 // (MedianDeltaPct, CIPct and the Paired map), Wins, OrderEffectPct, StatsA, StatsB, Runtime (the
 // table the reports show), MergedA and MergedB (all requests of a side, from the runs'
 // histograms, which the summary's pairs then leave to raw.json), Thresholds, CILevel,
