@@ -49,6 +49,9 @@ func TestSweepPageInBrowser(t *testing.T) {
 			t.Errorf("%s: %d generator-bound points marked, want 1, hollow", q.name, n)
 		}
 	}
+	if n := strings.Count(dom, "<tr data-target="); n != 6 || !strings.Contains(dom, "<td>generator-bound</td>") {
+		t.Errorf("points table: %d rows (want 6), generator-bound status %v", n, strings.Contains(dom, "<td>generator-bound</td>"))
+	}
 	if !strings.Contains(chart(t, dom, "sweep-p99"), `data-slo="1"`) || strings.Contains(chart(t, dom, "sweep-p50"), "data-slo") {
 		t.Error("the SLO line belongs on the p99 chart only")
 	}

@@ -32,7 +32,7 @@ export function mergedLatency(sm: Summary): HTMLElement | null {
       : null,
     h(
       "table",
-      { class: "metrics" },
+      { class: "metrics matrix" },
       h("thead", null, h("tr", null, h("th", null, "percentile"), h("th", null, `${sm.a}, median of runs`), h("th", null, `${sm.a}, all requests, merged`),
         h("th", null, `${sm.b}, median of runs`), h("th", null, `${sm.b}, all requests, merged`))),
       h("tbody", null, ...ROWS.map((q) =>

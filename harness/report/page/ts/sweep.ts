@@ -39,6 +39,7 @@ export function renderSweep(d: Data, root: HTMLElement): void {
       "Latency against the rate",
       h("p", { class: "note" }, "One open-loop run per target and rate; latency counts from each request\u2019s intended send time. Hollow points were generator-bound: the load generator fell behind its schedule, so they measure it as much as the server."),
       ...PCTS.map((q) => h("figure", { class: "figure" }, curve(sw, ok, q, color))),
+      pointsTable(sw),
     ),
   );
   root.appendChild(reproduce(sw.shape?.command));
@@ -98,4 +99,18 @@ function curve(sw: Sweep, pts: SweepPoint[], q: { label: string; get: (p: SweepP
     svg.appendChild(s("text", { x: lx + 18, y: 14, "dominant-baseline": "middle", class: "tick" }, t));
   });
   return svg;
+}
+
+/** Every point as measured: rate asked and achieved, the percentiles, and its status. */
+function pointsTable(sw: Sweep): HTMLElement {
+  const row = (p: SweepPoint) => {
+    const o = p.run.open_loop;
+    const status = p.run.error ? `failed: ${p.run.error}` : o?.generator_bound ? "generator-bound" : "ok";
+    return h("tr", { "data-target": p.target, "data-rate": p.rate },
+      ...[p.target, F.rps(p.rate), p.fraction ? F.pct(p.fraction * 100) : "\u2013", o ? F.rps(o.sent_rps) : "\u2013",
+        F.ms(p.run.p50_ms), F.ms(p.run.p99_ms), F.ms(p.run.p999_ms), o ? F.ms(o.lag_p99_ms) : "\u2013", status].map((c) => h("td", null, c)));
+  };
+  return h("div", { class: "table-scroll" }, h("table", { class: "metrics matrix", "data-testid": "sweep-points" },
+    h("thead", null, h("tr", null, ...["target", "rate asked", "of max", "rate achieved", "p50", "p99", "p99.9", "send lag p99", "status"].map((c) => h("th", null, c)))),
+    h("tbody", null, ...(sw.points ?? []).map(row))));
 }
