@@ -204,6 +204,9 @@ func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSessio
 		return nil, err
 	}
 	rs.byName = byName
+	if pl.Loadgen == "wrk" && o.Profile.OpenLoop() {
+		return nil, errors.New("--loadgen wrk drives closed loops only: a race at a rate needs the builtin load generator")
+	}
 	for _, sc := range scs {
 		if pl.Loadgen == "wrk" && sc.WebSocket() {
 			return nil, fmt.Errorf("--loadgen wrk drives HTTP scenarios only, not %s", sc.Name)

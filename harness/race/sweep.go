@@ -113,6 +113,9 @@ func newSweepSession(ctx context.Context, o SweepOptions, prog *Progress) (*swee
 		return nil, err
 	}
 	pl.LagTolerance = o.LagTolerance
+	if pl.Loadgen == "wrk" {
+		return nil, errors.New("--loadgen wrk drives closed loops only: a sweep needs the builtin load generator")
+	}
 	ss := &sweepSession{o: o, race: o.Profile.Races()[0]}
 	if ss.sc, err = scenario.ByName(ss.race.Scenario); err != nil {
 		return nil, fmt.Errorf("bad flag value --scenario: %w", err)

@@ -40,6 +40,8 @@ func TestLatencyBadInput(t *testing.T) {
 		{[]string{"sweep", "--targets", "fasthttp,nethttp", "--rates", "1000", "--lag-tolerance", "0s"}, "--lag-tolerance must be above 0 (got 0s)"},
 		{[]string{"race", "--a", "fasthttp", "--b", "nethttp", "--rate", "1000", "--lag-tolerance", "-1ms"}, "--lag-tolerance must be above 0 (got -1ms)"},
 		{[]string{"sweep", "--targets", "fasthttp", "--rates", "fast"}, `invalid argument "fast" for "--rates" flag`},
+		{[]string{"sweep", "--targets", "fasthttp", "--rates", "1000", "--loadgen", "wrk"}, "--loadgen wrk drives closed loops only"},
+		{[]string{"race", "--a", "fasthttp", "--b", "nethttp", "--rate", "1000", "--loadgen", "wrk"}, "--loadgen wrk drives closed loops only"},
 	} {
 		r := cli(t, 20*time.Second, append(c.args, "--out", dir)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
