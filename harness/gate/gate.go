@@ -26,8 +26,12 @@ import (
 // has found the entry and refused mismatches first).
 func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []string, checks []session.Check) {
 	d := &decision{verdict: session.Pass}
-	checkThroughput(d, s)
-	checkP99(d, s)
+	if s.Rate != nil {
+		checkOpenLoop(d, s)
+	} else {
+		checkThroughput(d, s)
+		checkP99(d, s)
+	}
 	checkErrors(d, s)
 	checkCounters(d, s)
 	if base != nil {
@@ -44,7 +48,10 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 // resolving power at its (possibly new) threshold.
 func Apply(s *session.Summary, base *Baseline) {
 	s.CounterDeltaPct = counterDeltas(s.Counters)
-	s.Resolution = stats.ResolutionOf(s, decideOn(s))
+	s.Resolution = nil
+	if s.Rate == nil { // an open loop's throughput is the rate: nothing to resolve
+		s.Resolution = stats.ResolutionOf(s, decideOn(s))
+	}
 	s.Verdict, s.Reasons, s.Checks = Decide(s, base)
 	s.Headline = Headline(s)
 }
@@ -81,6 +88,7 @@ var metricLabel = map[string]string{
 	stats.MetricRPS:          "throughput",
 	stats.MetricRPSPerCPUSec: "throughput per server CPU-second",
 	stats.MetricP99:          "p99",
+	stats.MetricP50:          "p50",
 }
 
 // decideOn is the throughput metric the verdict rests on.

@@ -27,6 +27,9 @@ func Headline(s *session.Summary) string {
 		delta, per = s.Paired[stats.MetricRPSPerCPUSec].MedianPct, " per server CPU-second"
 	}
 	line := fmt.Sprintf("%s %+.1f%%%s vs %s, %d/%d pairs won, ", a, finiteOr0(delta), per, b, s.Wins, len(s.Pairs))
+	if s.Rate != nil {
+		line = openHeadline(s, a, b)
+	}
 	if s.UnequalThreads {
 		line = "UNEQUAL THREADS: " + line
 	}

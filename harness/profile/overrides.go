@@ -36,6 +36,9 @@ type Overrides struct {
 	CGN         int
 	CGReps      int
 	Loadgen     string
+
+	// race: an open loop at Rate, or at RateFraction of the lower closed-loop maximum
+	Rate, RateFraction float64
 }
 
 func (o *Overrides) changed(name string) bool {
@@ -49,6 +52,9 @@ func (o *Overrides) Apply(p *Profile) error {
 		return err
 	}
 	if err := o.applyScenario(p); err != nil {
+		return err
+	}
+	if err := o.applyRate(p); err != nil {
 		return err
 	}
 	for _, t := range o.Thresholds {
@@ -154,6 +160,8 @@ func applyThreshold(p *Profile, s string) error {
 		p.Thresholds.MinMedianDeltaPct = f
 	case name == "max_p99_delta_pct" || name == "max_p99_delta":
 		p.Thresholds.MaxP99DeltaPct = f
+	case name == "max_p50_delta_pct" || name == "max_p50_delta":
+		p.Thresholds.MaxP50DeltaPct = f
 	case strings.HasPrefix(name, "counter_delta."):
 		return setCounterLimit(&p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
 	case name == "max_errors":
@@ -164,7 +172,7 @@ func applyThreshold(p *Profile, s string) error {
 	case strings.HasPrefix(name, "counter."):
 		return setCounterLimit(&p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
 	default:
-		return fmt.Errorf("--threshold %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
+		return fmt.Errorf("--threshold %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
 	}
 	return nil
 }

@@ -111,6 +111,12 @@ type Profile struct {
 	CachegrindN    int     `json:"cachegrind_n"`    // requests of the first cachegrind run (the second sends 2N)
 	CachegrindReps int     `json:"cachegrind_reps"` // N/2N measurements per side; the median is gated
 	ExtraRaces     []Extra `json:"extra_races,omitempty"`
+	// Rate makes every race an open loop at this many requests per second in all (0: closed
+	// loop); RateFraction instead offers both sides this fraction of the lower of their
+	// closed-loop maxima, measured in the session at the same pipelining. An open-loop race
+	// gates on latency (p50, p99), not on throughput, which the rate fixes.
+	Rate         float64 `json:"rate,omitempty"`
+	RateFraction float64 `json:"rate_fraction,omitempty"`
 
 	Path string `json:"-"` // where it was loaded from
 }
@@ -122,7 +128,7 @@ func Default() Profile {
 		Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
 		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
 		Connections: 100, Pipelining: 10, Workers: 1,
-		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxErrors: 0,
+		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxP50DeltaPct: 25, MaxErrors: 0,
 			CounterMaxGrowthPct: map[string]float64{"instructions": 1}},
 		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3, Loadgen: "builtin",
 	}
@@ -238,6 +244,9 @@ func (p *Profile) Check() error {
 	if _, err := ParseCounters(p.Counters); err != nil {
 		return err
 	}
+	if err := CheckRate(p.Rate, p.RateFraction); err != nil {
+		return err
+	}
 	switch {
 	case p.Confidence < 0.5 || p.Confidence >= 1:
 		return fmt.Errorf("confidence must be in [0.5, 1) (got %g)", p.Confidence)
@@ -320,6 +329,7 @@ type Race struct {
 	Scenario    string
 	Connections int
 	Pipelining  int
+	Rate        float64 // > 0: an open loop at this many requests/s (the race sets it from the profile)
 }
 
 // Races expands the scenarios and extra races.

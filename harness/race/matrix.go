@@ -92,6 +92,9 @@ func newMatrixSession(ctx context.Context, o *Options, prog *Progress) (*matrixS
 	if len(races) > 1 {
 		ms.warnings = append(ms.warnings, fmt.Sprintf("a matrix covers one race: %s (connections %d, pipelining %d); the profile's other races were not run", ms.race.Scenario, ms.race.Connections, ms.race.Pipelining))
 	}
+	if o.Profile.OpenLoop() {
+		ms.warnings = append(ms.warnings, "a matrix runs closed loops: the profile's rate is not used (bindrace sweep measures targets at rates)")
+	}
 	ms.orders = MatrixOrders(o.Targets, o.Profile.Rounds, o.Seed)
 	method := append(methodLines(pl), fmt.Sprintf("matrix: %d rounds, each in an order shuffled from seed %d (math/rand/v2 PCG)", o.Profile.Rounds, o.Seed))
 	ms.st, err = setUp(ctx, o, pl, prog, o.Targets, []scenario.Scenario{ms.sc}, method, func(man *session.Manifest) {

@@ -34,7 +34,8 @@ type runSpec struct {
 	connections int
 	pipelining  int
 	slot        int
-	label       string // for progress: "pair 3/10 AB binding"
+	label       string  // for progress: "pair 3/10 AB binding"
+	rate        float64 // > 0: an open loop at this many requests per second in all
 }
 
 // live is a started, verified server under measurement, with a context that ends when the
@@ -253,6 +254,7 @@ type tally struct {
 	windows                 []float64
 	startupMs               float64
 	db                      dbTally
+	open                    *openTally // open loop only
 }
 
 func (t *tally) add(w windowSample, e *engine) {
@@ -263,6 +265,7 @@ func (t *tally) add(w windowSample, e *engine) {
 	t.responses += r.Responses
 	t.elapsed += r.Elapsed
 	t.windows = append(t.windows, round2(r.RPS))
+	t.addOpen(r)
 	if r.Hist != nil {
 		if t.hist == nil {
 			t.hist = load.NewHistogram()
@@ -328,10 +331,12 @@ func (t *tally) into(run *session.Run, e *engine) {
 	if t.hist != nil {
 		l := load.Summarize(t.hist)
 		run.P50Ms, run.P95Ms, run.P99Ms, run.P999Ms, run.MaxMs = l.P50, l.P95, l.P99, l.P999, l.Max
+		run.Hist = encodeHist(t.hist, e)
 	} else if len(t.lat) > 0 { // wrk: the median window's percentiles
 		l := medianLatency(t.lat)
 		run.P50Ms, run.P95Ms, run.P99Ms, run.P999Ms, run.MaxMs = l.P50, l.P95, l.P99, l.P999, l.Max
 	}
+	run.Open = t.openRun()
 	run.ErrorsByKind, run.Errors = t.errs, 0
 	for _, v := range t.errs {
 		run.Errors += v
@@ -353,7 +358,8 @@ func (t *tally) into(run *session.Run, e *engine) {
 		if q := e.resolved[run.Target].CPUQuotaPct; q > 0 {
 			allotted *= float64(q) / 100 // a capped server is saturated at its cap
 		}
-		run.ClientBound = run.ServerCPUPct < ClientBoundFraction*100*allotted
+		// An open loop leaves the server unsaturated on purpose: the rate, not the client, set it.
+		run.ClientBound = t.open == nil && run.ServerCPUPct < ClientBoundFraction*100*allotted
 		if t.cpu > 0 {
 			run.RPSPerCPUSecond = round2(float64(t.responses) / t.cpu)
 		}

@@ -43,6 +43,9 @@ type Options struct {
 	Stderr    io.Writer
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
 	DB        DBOptions // the database scenarios' database
+	// LagTolerance: open loops (race at a rate, sweep) mark a run generator-bound when its send
+	// lag p99 exceeds it; 0 = the engine's default, 1 ms.
+	LagTolerance time.Duration
 }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.
@@ -195,6 +198,7 @@ func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSessio
 	if err != nil {
 		return nil, err
 	}
+	pl.LagTolerance = o.LagTolerance
 	rs := &raceSession{o: o, pl: pl, prog: prog, races: o.Profile.Races()}
 	scs, byName, err := scenariosOf(rs.races)
 	if err != nil {
@@ -203,6 +207,9 @@ func newRaceSession(ctx context.Context, o Options, prog *Progress) (*raceSessio
 	rs.byName = byName
 	if err := checkDBSession(o, pl, []string{o.A, o.B}, scs); err != nil {
 		return nil, err
+	}
+	if pl.Loadgen == "wrk" && o.Profile.OpenLoop() {
+		return nil, errors.New("--loadgen wrk drives closed loops only: a race at a rate needs the builtin load generator")
 	}
 	for _, sc := range scs {
 		if pl.Loadgen == "wrk" && sc.WebSocket() {
@@ -300,8 +307,16 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 		if multi {
 			prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(rs.races), r.Name)
 		}
-		measured, raw, cut := racePairs(ctx, eng, o, rs.pairs, r, rs.byName[r.Scenario], prefix, ri == len(rs.races)-1)
+		rate, raw, cut := rs.raceRate(ctx, r, prefix)
+		var measured []session.Pair
+		if cut == nil {
+			var runs []session.Run
+			r.Rate = rate.RPS()
+			measured, runs, cut = racePairs(ctx, eng, o, rs.pairs, r, rs.byName[r.Scenario], prefix, ri == len(rs.races)-1)
+			raw = append(raw, runs...)
+		}
 		*s = stats.Summarize(measured, o.Profile.GateThresholds(), rs.level)
+		s.Rate = rate.Record()
 		if cut == nil && o.Profile.Has(profile.CountersCachegrind) {
 			cut = eng.countInto(ctx, s, r, rs.byName[r.Scenario], o.Profile)
 		}
@@ -443,7 +458,7 @@ func racePairs(ctx context.Context, eng *engine, o Options, n int, r profile.Rac
 				continue
 			}
 			label := fmt.Sprintf("%spair %d/%d %s %s", prefix, i+1, n, order, name)
-			run, err := eng.measure(ctx, runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label})
+			run, err := eng.measure(ctx, runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label, rate: r.Rate})
 			raw = append(raw, run)
 			assign(slot, run)
 			if err != nil {
@@ -469,7 +484,7 @@ func interleavedPair(ctx context.Context, eng *engine, r profile.Race, sc scenar
 	assign func(int, session.Run), raw *[]session.Run) error {
 	var specs [2]runSpec
 	for slot, name := range seq {
-		specs[slot] = runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label + " " + name}
+		specs[slot] = runSpec{target: name, sc: sc, connections: r.Connections, pipelining: r.Pipelining, slot: slot, label: label + " " + name, rate: r.Rate}
 	}
 	runs, err := eng.measurePair(ctx, specs)
 	for slot := range runs {

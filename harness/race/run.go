@@ -37,6 +37,7 @@ type Plan struct {
 	StartTimeout time.Duration
 	// WarmupRequests > 0: every run first sends exactly this many requests, all successful.
 	WarmupRequests int64
+	LagTolerance   time.Duration // open loops: send lag p99 above which a run is generator-bound; 0 = the engine's 1 ms
 }
 
 // serverThreads is the thread count passed to a server.
@@ -237,7 +238,8 @@ func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmu
 // loadConfig is rs's load against addr and what drives it (load.Run, or load.RunWrk).
 func (e *engine) loadConfig(rs runSpec, addr string) (load.Config, func(context.Context, load.Config, load.Hooks) (*load.Result, error)) {
 	cfg := load.Config{Addr: addr, Requests: [][]byte{rs.sc.Request(addr)},
-		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second}
+		Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.clientWorkers(), Timeout: 10 * time.Second,
+		Rate: rs.rate, LagTolerance: e.plan.LagTolerance}
 	run := load.Run
 	switch {
 	case rs.sc.Database != "":

@@ -29,6 +29,12 @@ func writeCSV(w io.Writer, sd *sessionDir) error {
 			f(r.HeapMiB), f(r.StartupMs), strconv.FormatInt(r.ArtifactBytes, 10), strconv.FormatBool(r.ClientBound), r.Error}
 	}
 	switch {
+	case sd.sweep != nil:
+		for _, p := range sd.sweep.Points {
+			if err := cw.Write(row(p.Point+1, strconv.FormatFloat(p.Rate, 'f', -1, 64), "", p.Run)); err != nil {
+				return err
+			}
+		}
 	case sd.matrix != nil:
 		m := sd.matrix
 		for i, r := range m.Runs {

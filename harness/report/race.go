@@ -24,6 +24,7 @@ func raceDocument(sd *sessionDir) document {
 	d.h2("Throughput, tails and runtime")
 	d.p("Throughput is read together with the tails, CPU and memory. Figures are medians over the runs of each side; the throughput delta is the median of the per-pair deltas.")
 	d.table([]string{"metric", s.A, s.B, "delta", "how to read"}, runtimeRows(s))
+	latencySection(&d, s)
 	statsSection(&d, s, valid)
 	countersSection(&d, s)
 	tailSections(&d, s.Warnings, s.Shape.Command, sd.manifest)
@@ -42,8 +43,13 @@ func raceHeader(d *document, s *session.Summary) {
 	if s.BVersion != "" {
 		upstream += " " + s.BVersion
 	}
-	d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
-		fmtPct(s.MedianDeltaPct), upstream))
+	if s.Rate != nil {
+		d.p(fmt.Sprintf("%s p99 against the pinned upstream %s at %s requests/s, an open loop (median of the per-pair deltas).",
+			fmtPct(s.Paired[stats.MetricP99].MedianPct), upstream, fmtRPS(s.Rate.RPS)))
+	} else {
+		d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
+			fmtPct(s.MedianDeltaPct), upstream))
+	}
 
 	sh := s.Shape
 	pairs := sh.Pairs

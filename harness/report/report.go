@@ -43,6 +43,9 @@ func render(sd *sessionDir, format string, w io.Writer) error {
 		_, err := w.Write(sd.summaryJSON)
 		return err
 	case "benchfmt":
+		if sd.sweep != nil {
+			return fmt.Errorf("report: a sweep fixes its rates, so it has no throughput for benchfmt; use md, csv or json")
+		}
 		return writeBenchfmt(w, sd)
 	}
 	return fmt.Errorf("report: unknown format %q (want one of %v)", format, Formats)
@@ -51,6 +54,9 @@ func render(sd *sessionDir, format string, w io.Writer) error {
 func buildDocument(sd *sessionDir) document {
 	if sd.matrix != nil {
 		return matrixDocument(sd)
+	}
+	if sd.sweep != nil {
+		return sweepDocument(sd)
 	}
 	return raceDocument(sd)
 }

@@ -66,6 +66,10 @@ type Run struct {
 
 	// DB is a database scenario's reset time and PostgreSQL and load generator resources.
 	DB *DBRun `json:"db,omitempty"`
+	// Open is set for a run at a fixed rate (open loop); Hist is its latency histogram (µs) in
+	// HdrHistogram's compressed encoding, base64: kept in raw.json, left out of summary.json.
+	Open *OpenLoop `json:"open_loop,omitempty"`
+	Hist string    `json:"hist,omitempty"`
 }
 
 // Pair is one AB or BA pair of a race.
@@ -225,6 +229,13 @@ type Summary struct {
 	// was not run.
 	Runtime map[string]Figure `json:"runtime,omitempty"`
 	Pairs   []Pair            `json:"pairs"`
+	// Rate is set for an open-loop race: the rate both sides were offered. It fixes the
+	// throughput, so the gate judges latency (p50, p99) instead.
+	Rate *Rate `json:"rate,omitempty"`
+	// MergedA and MergedB are each side's latency over all its requests (histograms merged), for
+	// reading beside the medians of runs; absent without histograms (wrk).
+	MergedA *Merged `json:"merged_a,omitempty"`
+	MergedB *Merged `json:"merged_b,omitempty"`
 
 	// Counters per response, by side ("a"/"b" -> name -> value) in CountersMode; for
 	// cachegrind the median of CounterSamples (one value per repetition).
@@ -259,6 +270,8 @@ type Thresholds struct {
 	MinMedianDeltaPct float64 `json:"min_median_delta_pct"` // e.g. -2: A may be at most 2% slower
 	MaxP99DeltaPct    float64 `json:"max_p99_delta_pct"`    // e.g. 10: A's p99 at most 10% higher
 	MaxErrors         int64   `json:"max_errors"`
+	// MaxP50DeltaPct: open-loop races (a rate), A's p50 at most this % above B's.
+	MaxP50DeltaPct float64 `json:"max_p50_delta_pct,omitempty"`
 	// Deterministic counts of A against B in the same session: name -> max delta in percent.
 	CounterMaxDeltaPct map[string]float64 `json:"counter_max_delta_pct,omitempty"`
 	// Deterministic counts of A against a committed baseline: name -> max growth in percent.

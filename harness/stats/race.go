@@ -11,9 +11,10 @@ import (
 // Summarize computes a race's statistics from its pairs and returns a Summary with them filled
 // in: Kind, SchemaVersion, A, B, Scenario (from the first pair), Pairs (DeltaPct recomputed for
 // valid pairs so it always agrees with the runs), the paired deltas of throughput, throughput
-// per server CPU-second, p95 and p99 with their order-statistic intervals at level
+// per server CPU-second, p50, p95 and p99 with their order-statistic intervals at level
 // (MedianDeltaPct, CIPct and the Paired map), Wins, OrderEffectPct, StatsA, StatsB, Runtime (the
-// table the reports show), Thresholds, CILevel,
+// table the reports show), MergedA and MergedB (all requests of a side, from the runs'
+// histograms, which the summary's pairs then leave to raw.json), Thresholds, CILevel,
 // Counters (the median per-response value per side, only when runs carry counters) and Warnings
 // about pairs left out or client-bound runs. The caller fills the rest (shape, sides, verdict).
 //
@@ -85,6 +86,10 @@ func Summarize(pairs []session.Pair, th session.Thresholds, level float64) sessi
 	if w := busyWarning(append(runsA, runsB...)); w != "" {
 		s.Warnings = AppendWarning(s.Warnings, w)
 	}
+	if w := generatorBoundWarning(append(runsA, runsB...)); w != "" {
+		s.Warnings = AppendWarning(s.Warnings, w)
+	}
+	mergeSides(&s, runsA, runsB)
 	return s
 }
 
@@ -110,6 +115,7 @@ func busyWarning(runs []session.Run) string {
 const (
 	MetricRPS          = "rps"
 	MetricRPSPerCPUSec = "rps_per_cpu_second"
+	MetricP50          = "p50_ms"
 	MetricP95          = "p95_ms"
 	MetricP99          = "p99_ms"
 )
@@ -123,6 +129,7 @@ var PairedMetrics = []struct {
 }{
 	{MetricRPS, nil}, // ThroughputDelta
 	{MetricRPSPerCPUSec, func(r session.Run) float64 { return r.RPSPerCPUSecond }},
+	{MetricP50, func(r session.Run) float64 { return r.P50Ms }},
 	{MetricP95, func(r session.Run) float64 { return r.P95Ms }},
 	{MetricP99, func(r session.Run) float64 { return r.P99Ms }},
 }

@@ -18,6 +18,11 @@ summary.md, summary.csv, report.html). The headline verdict is the last line on 
 Targets: binding, binding-plain, binding-static, uws, fasthttp, nethttp, cmd:<command with {port}>,
 reference (from $BINDRACE_REFERENCE). Flags given here override the profile.
 
+With --rate R (requests/s in all) or --rate-fraction F (of the LOWER of the two targets'
+closed-loop maxima, measured first in this session at the same pipelining) each run is an open
+loop offered that rate, and the gate judges the paired per-run p50 and p99 deltas instead of
+throughput; generator-bound runs cannot support a verdict.
+
 A profile with several scenarios or extra races writes one sub-session per race
 (results/<session>/<name>/) plus index.json; the overall verdict is the worst one.
 
@@ -30,6 +35,7 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	a := fs.String("a", "", "target A (the candidate)")
 	b := fs.String("b", "", "target B (the reference)")
 	ov := addProfileFlags(fs, defaultProfile, false)
+	lag := addRateFlags(fs, ov)
 	out := fs.String("out", "", "session directory (default results/<timestamp>-<a>-vs-<b>)")
 	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
@@ -43,6 +49,10 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
 		return 2
 	}
+	if err := lagTolerance(fs, *lag); err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
+	}
 	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
 	if !ok {
 		return 2
@@ -51,7 +61,8 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	defer done()
 	res := race.Race(ctx, race.Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, DB: *dbo,
+		AllowUnequalThreads: *unequal, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		DB: *dbo,
 	})
 	return res.Exit
 }

@@ -4,6 +4,7 @@ import { h, s, section, Child } from "./dom";
 import * as F from "./format";
 import { Box, linear, log10, logTicks, niceDomain, plotH, plotW, round, svgRoot, ticks, yGrid, axisTitle, legend } from "./chart";
 import { environment, footer, masthead, reproduce, shapeChips, upstreamOf, warnings } from "./common";
+import { mergedLatency } from "./merged";
 import type { Check, Data, Pair, Run, Summary } from "./types";
 import { dbSection } from "./db";
 
@@ -283,6 +284,7 @@ function latencySection(sm: Summary, pairs: Pair[]): HTMLElement {
     "Latency percentiles",
     h("p", { class: "note" }, `Median over the ${pairs.length} pairs of each run\u2019s percentile; latency is the arrival of a response minus the write of its pipelined batch. Lower is better.`),
     pairs.length ? h("figure", { class: "figure" }, latencyChart(sm)) : null,
+    mergedLatency(sm),
   );
 }
 

@@ -181,6 +181,26 @@ export interface Summary {
   incomplete?: string;
   started?: string;
   finished?: string;
+  rate?: Rate;
+  merged_a?: Merged;
+  merged_b?: Merged;
+}
+
+export interface Rate {
+  rps: number;
+  fraction?: number;
+  max_a_rps?: number;
+  max_b_rps?: number;
+}
+
+export interface Merged {
+  runs: number;
+  requests: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  p999_ms: number;
+  max_ms: number;
 }
 
 export interface TargetStats extends SideStats {
@@ -215,6 +235,31 @@ export interface Matrix {
   finished?: string;
 }
 
+export interface SweepPoint {
+  point: number;
+  target: string;
+  fraction?: number;
+  rate: number;
+  run: Run & { open_loop?: { rate: number; sent_rps: number; lag_p99_ms: number; generator_bound: boolean } };
+}
+
+export interface Sweep {
+  kind: "sweep";
+  targets?: string[];
+  scenario?: string;
+  shape?: Shape;
+  rates?: number[];
+  fractions?: number[];
+  closed_loop_max_rps?: Record<string, number>;
+  slo_ms?: number;
+  points?: SweepPoint[];
+  per_target?: { target: string; slo_rate: number | null; points: number; generator_bound: number }[];
+  warnings?: string[];
+  incomplete?: string;
+  started?: string;
+  finished?: string;
+}
+
 export interface Raw {
   runs?: Run[];
   trimmed?: boolean;
@@ -223,7 +268,7 @@ export interface Raw {
 export type Manifest = Record<string, unknown>;
 
 export interface Data {
-  summary: Summary | Matrix;
+  summary: Summary | Matrix | Sweep;
   raw: Raw | null;
   manifest: Manifest | null;
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bindrace/bindrace/harness/race"
+)
+
+const sweepUsage = `Usage: bindrace sweep --targets T1,T2 (--rates a,b,c | --fractions 0.25,0.5,0.75,0.9) [--slo 1ms] [flags]
+
+Measures each target's latency (p50, p99, p99.9) at a series of fixed rates: one open-loop run
+per target and rate, the targets' order alternating from one rate to the next. --rates are
+requests/s in all; --fractions are of each target's own closed-loop maximum, measured first in
+this session at the same pipelining (1 unless --pipelining says otherwise). With --slo the last
+lines say, per target, the highest rate up to which p99 stayed under it: the last rate before
+the first one (going up) whose p99 crossed it ("none" when the lowest did). Generator-bound
+points (the load generator fell behind its schedule) are marked and neither set nor end that
+rate. Writes results/<session>/ (summary.json, raw.json with each run's histogram,
+summary.md with the table, report.html with the curves).
+
+Exit status: 0 done (whatever the SLO says), 2 bad input, an error or an incomplete session.`
+
+// sweepCommand is `bindrace sweep`.
+func sweepCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sweep", stderr)
+	list := fs.String("targets", "", "comma-separated targets, e.g. binding,fasthttp,uws")
+	rates := fs.Float64Slice("rates", nil, "rates to measure at, requests/s in all, comma-separated")
+	fractions := fs.Float64Slice("fractions", nil, "fractions in (0, 1] of each target's closed-loop maximum, comma-separated")
+	slo := fs.Duration("slo", 0, "latency objective for p99, e.g. 1ms: report the highest rate that keeps p99 under it")
+	lag := addLagFlag(fs)
+	ov := addProfileFlags(fs, defaultProfile, true)
+	fs.MarkHidden("rounds")
+	out := fs.String("out", "", "session directory (default results/<timestamp>-sweep-<targets>)")
+	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parseNoArgs(fs, "sweep", sweepUsage, args, stdout, stderr); done {
+		return code
+	}
+	o := race.SweepOptions{Rates: *rates, Fractions: *fractions, SLO: *slo}
+	for _, t := range strings.Split(*list, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			o.Targets = append(o.Targets, t)
+		}
+	}
+	err := o.Check()
+	if err == nil && fs.Changed("slo") && *slo <= 0 {
+		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
+	}
+	if err == nil {
+		err = lagTolerance(fs, *lag)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace sweep: %v\n", err)
+		return 2
+	}
+	if !fs.Changed("pipelining") {
+		fs.Set("pipelining", "1") // an open loop's default: one request in flight per connection
+	}
+	ctx, p, logw, done, ok := prepare("sweep", fs, ov, *slog, stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	o.Options = race.Options{Targets: o.Targets, Profile: p, Out: *out, JSON: *asJSON, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw}
+	return race.Sweep(ctx, o)
+}
