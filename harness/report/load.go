@@ -23,6 +23,7 @@ type sessionDir struct {
 	manifestJSON []byte
 	race         *session.Summary // set for kind "race" (or no kind)
 	matrix       *session.Matrix  // set for kind "matrix"
+	scale        *session.Scale   // set for kind "scale"
 	raw          *session.Raw     // nil when raw.json is absent
 	manifest     map[string]any   // nil when manifest.json is absent
 }
@@ -39,10 +40,14 @@ func load(dir string) (*sessionDir, error) {
 	if err := json.Unmarshal(sd.summaryJSON, &kind); err != nil {
 		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	if kind.Kind == "matrix" {
+	switch kind.Kind {
+	case "matrix":
 		sd.matrix = &session.Matrix{}
 		err = json.Unmarshal(sd.summaryJSON, sd.matrix)
-	} else {
+	case "scale":
+		sd.scale = &session.Scale{}
+		err = json.Unmarshal(sd.summaryJSON, sd.scale)
+	default:
 		sd.race = &session.Summary{}
 		err = json.Unmarshal(sd.summaryJSON, sd.race)
 	}

@@ -52,6 +52,9 @@ func buildDocument(sd *sessionDir) document {
 	if sd.matrix != nil {
 		return matrixDocument(sd)
 	}
+	if sd.scale != nil {
+		return scaleDocument(sd)
+	}
 	return raceDocument(sd)
 }
 

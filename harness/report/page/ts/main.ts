@@ -3,6 +3,7 @@
 import { h } from "./dom";
 import { renderMatrix } from "./matrix";
 import { renderRace } from "./race";
+import { renderScale } from "./scale";
 import type { Data } from "./types";
 
 function main(): void {
@@ -14,6 +15,7 @@ function main(): void {
     const data = JSON.parse(el.textContent || "{}") as Data;
     if (!data.summary) throw new Error("summary.json is missing");
     if (data.summary.kind === "matrix") renderMatrix(data, root);
+    else if (data.summary.kind === "scale") renderScale(data, root);
     else renderRace(data, root);
     document.body.setAttribute("data-rendered", "true");
   } catch (e) {

@@ -187,6 +187,40 @@ export interface Matrix {
   finished?: string;
 }
 
+export interface ScalePoint {
+  target: string;
+  threads: number;
+  runs?: number;
+  rps?: number;
+  rps_per_cpu_second?: number;
+  server_cpu_pct?: number;
+  client_cpu_pct?: number;
+  p99_ms?: number;
+  speed_up?: number;
+  efficiency_pct?: number;
+  client_bound?: boolean;
+  server_unsaturated?: boolean;
+  shared_cpus?: boolean;
+  cpus_server?: string;
+  errors?: number;
+}
+
+export interface Scale {
+  kind: "scale";
+  targets?: string[];
+  threads?: number[];
+  scenario?: string;
+  unit?: string;
+  shape?: Shape;
+  rounds?: number;
+  base_threads?: number;
+  points?: ScalePoint[];
+  warnings?: string[];
+  incomplete?: string;
+  started?: string;
+  finished?: string;
+}
+
 export interface Raw {
   runs?: Run[];
   trimmed?: boolean;
@@ -195,7 +229,7 @@ export interface Raw {
 export type Manifest = Record<string, unknown>;
 
 export interface Data {
-  summary: Summary | Matrix;
+  summary: Summary | Matrix | Scale;
   raw: Raw | null;
   manifest: Manifest | null;
 }
