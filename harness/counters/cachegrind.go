@@ -203,14 +203,14 @@ func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 	}()
 	addr := srv.Addr()
 	run := &CachegrindRun{Requests: count, StartupS: srv.Startup.Seconds()}
-	if o.Gap > 0 {
+	if o.Gap > 0 && !sc.WebSocket() {
 		got, elapsed, err := pacedRun(ctx, addr, sc.Request(addr), count, o.Pipelining, o.Gap, o.Timeout)
 		if err != nil {
 			return nil, fmt.Errorf("paced client: %d of %d responses: %w", got, count, err)
 		}
 		run.Responses, run.ElapsedS = got, elapsed.Seconds()
 	} else {
-		res, err := load.Run(ctx, load.Config{
+		cfg := load.Config{
 			Addr:        addr,
 			Requests:    [][]byte{sc.Request(addr)},
 			Connections: o.Connections,
@@ -218,7 +218,11 @@ func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 			Workers:     1,
 			Count:       count,
 			Timeout:     o.Timeout,
-		}, load.Hooks{})
+		}
+		if sc.WebSocket() { // echoes in Count mode: the paced client speaks HTTP only
+			cfg.Protocol, cfg.Requests, cfg.Host, cfg.Path, cfg.Size = load.WebSocket, nil, addr, sc.Path, len(sc.Body)
+		}
+		res, err := load.Run(ctx, cfg, load.Hooks{})
 		if err != nil {
 			return nil, fmt.Errorf("load: %w", err)
 		}
