@@ -41,7 +41,7 @@ type runSpec struct {
 // session is cancelled or the server dies.
 type live struct {
 	rs     runSpec
-	srv    *targets.Server
+	srv    server
 	ctx    context.Context
 	cancel context.CancelFunc
 	drive  func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error)
@@ -58,7 +58,7 @@ func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
 	}
 	lctx, cancel := context.WithCancel(ctx)
 	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr())}
-	lv.tally.startupMs = ms(srv.Startup)
+	lv.tally.startupMs = ms(srv.startup())
 	go func() {
 		select {
 		case <-srv.Exited():
@@ -96,7 +96,7 @@ func (e *engine) failure(ctx context.Context, lv *live, what string, err error) 
 		if xe := lv.srv.ExitError(); xe != nil {
 			why = ": " + xe.Error()
 		}
-		return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", lv.rs.target, lv.srv.Pid, what, why)}
+		return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", lv.rs.target, lv.srv.pid(), what, why)}
 	}
 	return fmt.Errorf("target %s, %s: %w", lv.rs.target, what, err)
 }
@@ -141,7 +141,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			w.u0, w.uerr = srv.Usage()
 			w.t0 = time.Now()
 			if e.plan.Perf {
-				perf, w.perfErr = counters.StartPerf(srv.Pid)
+				perf, w.perfErr = counters.StartPerf(srv.pid())
 			}
 		},
 		MeasureEnd: func() {

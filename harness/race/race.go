@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/profile"
@@ -42,6 +43,9 @@ type Options struct {
 	Stdout    io.Writer
 	Stderr    io.Writer
 	ServerLog io.Writer // servers' output (nil: discarded; the last lines come with a failure)
+	// Fleet runs the servers (its server host) and the load (its client hosts) on other
+	// hosts; nil: everything here. The caller opens and closes it.
+	Fleet *fleet.Fleet
 }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.

@@ -35,19 +35,25 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
+	hosts := addHostFlags(fs)
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
+	fl, err := hosts.open(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
+	}
 	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
 	if !ok {
-		return 2
+		return closeFleet(fl, 2, stderr, "race")
 	}
 	defer done()
 	res := race.Race(ctx, race.Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		AllowUnequalThreads: *unequal, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, Fleet: fl,
 	})
-	return res.Exit
+	return closeFleet(fl, res.Exit, stderr, "race")
 }
 
 const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
@@ -67,6 +73,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 0, "seed of the shuffled orders (default time-based; recorded)")
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	hosts := addHostFlags(fs)
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -80,13 +87,19 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
 		return 2
 	}
-	ctx, p, logw, done, ok := prepare("matrix", fs, ov, *slog, stderr)
-	if !ok {
+	fl, err := hosts.open(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
 		return 2
 	}
+	ctx, p, logw, done, ok := prepare("matrix", fs, ov, *slog, stderr)
+	if !ok {
+		return closeFleet(fl, 2, stderr, "matrix")
+	}
 	defer done()
-	return race.Matrix(ctx, race.Options{
+	code := race.Matrix(ctx, race.Options{
 		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, Fleet: fl,
 	})
+	return closeFleet(fl, code, stderr, "matrix")
 }
