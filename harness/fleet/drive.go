@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -20,7 +21,8 @@ type Drive struct {
 	URL      string // http://host:port or ws://host:port/path as the clients dial it
 	Scenario string
 	Config   load.Config
-	// Lead is how far ahead the common start instant is planned (0: 1 s plus 0.25 s a host).
+	// Lead is how far ahead the common start instant is planned (0: 2 s plus 0.5 s a host: the
+	// generators start in parallel, but a busy host or a slow link needs the margin).
 	Lead time.Duration
 }
 
@@ -45,21 +47,15 @@ func (f *Fleet) RunLoad(ctx context.Context, d Drive, h load.Hooks) (*load.Resul
 	}
 	lead := d.Lead
 	if lead <= 0 {
-		lead = time.Second + time.Duration(len(f.Clients))*250*time.Millisecond
+		lead = 2*time.Second + time.Duration(len(f.Clients))*500*time.Millisecond
 	}
 	plan, err := f.r.PlanStart(ctx, f.Clients, lead)
 	if err != nil {
 		return nil, nil, err
 	}
-	procs := make([]*remote.Process, len(f.Clients))
-	for i, c := range f.Clients {
-		argv := f.loadArgv(d, i, plan.Arg(c))
-		if procs[i], err = f.s.Start(ctx, c, remote.ProcessSpec{Name: "load", Argv: argv, SeparateStdout: true}); err != nil {
-			for _, p := range procs[:i] {
-				p.Stop()
-			}
-			return nil, nil, err
-		}
+	procs, err := f.startLoads(ctx, d, plan)
+	if err != nil {
+		return nil, nil, err
 	}
 	stopHooks := windowHooks(plan.At, d.Config, h)
 	defer stopHooks()
@@ -69,6 +65,31 @@ func (f *Fleet) RunLoad(ctx context.Context, d Drive, h load.Hooks) (*load.Resul
 		err = errors.New("fleet: no client produced a result")
 	}
 	return res, parts, err
+}
+
+// startLoads starts every client's generator at once; if one fails, the others are stopped.
+func (f *Fleet) startLoads(ctx context.Context, d Drive, plan *remote.StartPlan) ([]*remote.Process, error) {
+	procs := make([]*remote.Process, len(f.Clients))
+	errs := make([]error, len(f.Clients))
+	var wg sync.WaitGroup
+	for i, c := range f.Clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			spec := remote.ProcessSpec{Name: "load", Argv: f.loadArgv(d, i, plan.Arg(c)), SeparateStdout: true}
+			procs[i], errs[i] = f.s.Start(ctx, c, spec)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, p := range procs {
+			if p != nil {
+				p.Stop()
+			}
+		}
+		return nil, err
+	}
+	return procs, nil
 }
 
 // loadArgv is the i-th client's command: its share of the connections, the rest as asked.
