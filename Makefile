@@ -132,8 +132,11 @@ build-plain: build/plain/libbindrace.a bin/binding-server-plain ## plain: -O2 na
 
 build-instrumented: build/instrumented/libbindrace.a bin/binding-server-instrumented ## instrumented lib + server (used by make pgo)
 
-pgo: bin/bindrace bin/binding-server-instrumented ## retrain pgo/default.profdata, rebuild, rewrite baselines/ci.json
+GO_PGO_PROFILE := harness/cmd/binding-server/default.pgo
+pgo: bin/bindrace bin/binding-server-instrumented ## retrain pgo/default.profdata and the Go side's default.pgo, rebuild, rewrite baselines/ci.json
 	LLVM_PROFDATA=$(LLVM_PROFDATA) PGO_OUT=$(PGO_PROFILE) scripts/pgo-train.sh
+	$(MAKE) --no-print-directory build
+	SERVER=bin/binding-server GO_PGO_OUT=$(GO_PGO_PROFILE) scripts/pgo-train.sh
 	$(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory baseline
 
@@ -228,14 +231,16 @@ build/instrumented/libbindrace.a: build/instrumented/bindrace.o
 	  --compiler $(CLANG) --cxxflags "$(INSTR_CXXFLAGS)" --link "$(LLD) $(INSTR_LDFLAGS) $(PROFILE_RT) | $(LLVM_AR) rcs"
 
 # ---- Go binaries (go build is incremental itself; FORCE lets it decide) -------------------------
+# bin/binding-server builds with Go PGO from harness/cmd/binding-server/default.pgo (go build's
+# -pgo=auto); the plain control and the instrumented training build use none (-pgo=off).
 bin/binding-server: build/release/libbindrace.a FORCE | $(SETUP_STAMP)
 	$(GO) build $(GO_BUILD_FLAGS) -tags bindrace_release $(GO_NATIVE_ID) -o $@ ./harness/cmd/binding-server
 
 bin/binding-server-plain: build/plain/libbindrace.a FORCE | $(SETUP_STAMP)
-	$(GO) build $(GO_BUILD_FLAGS) -tags bindrace_plain $(GO_NATIVE_ID) -o $@ ./harness/cmd/binding-server
+	$(GO) build $(GO_BUILD_FLAGS) -pgo=off -tags bindrace_plain $(GO_NATIVE_ID) -o $@ ./harness/cmd/binding-server
 
 bin/binding-server-instrumented: build/instrumented/libbindrace.a FORCE | $(SETUP_STAMP)
-	$(GO) build $(GO_BUILD_FLAGS) -tags bindrace_instrumented $(GO_NATIVE_ID) -o $@ ./harness/cmd/binding-server
+	$(GO) build $(GO_BUILD_FLAGS) -pgo=off -tags bindrace_instrumented $(GO_NATIVE_ID) -o $@ ./harness/cmd/binding-server
 
 bin/bindrace: FORCE | $(SETUP_STAMP)
 	$(GO) build $(GO_BUILD_FLAGS) -ldflags "-X main.version=$(VERSION)" -o $@ ./harness/cmd/bindrace

@@ -19,6 +19,9 @@
 #   PGO_OUT           output profile (pgo/default.profdata)
 #   SERVER, LOAD      binaries (bin/binding-server-instrumented, bin/bindrace)
 #   LLVM_PROFDATA     (llvm-profdata-19)
+#   GO_PGO_OUT        Go PGO instead: run SERVER (then the release bin/binding-server) with
+#                     --cpuprofile, write Go's CPU profile of the same mix to GO_PGO_OUT
+#                     (harness/cmd/binding-server/default.pgo) and skip the LLVM merge
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +37,7 @@ CONNS="${PGO_CONNECTIONS:-50}"
 PIPE="${PGO_PIPELINING:-10}"
 STREAM_CONNS="${PGO_STREAM_CONNECTIONS:-4}"
 RAW_DIR="$ROOT/build/pgo"
+GO_PGO_OUT="${GO_PGO_OUT:-}"
 
 say() { printf 'pgo: %s\n' "$*"; }
 die() { printf 'pgo: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -99,8 +103,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'die "interrupted"' INT TERM
 
-say "starting $SERVER --port $port (LLVM_PROFILE_FILE=build/pgo/%p.profraw)"
-LLVM_PROFILE_FILE="$RAW_DIR/%p.profraw" "${SERVER_PIN[@]}" "$SERVER" --port "$port" \
+PROFILE_ARGS=()
+if [ -n "$GO_PGO_OUT" ]; then
+  PROFILE_ARGS=(--cpuprofile "$RAW_DIR/go-cpu.pprof")
+  say "starting $SERVER --port $port --cpuprofile build/pgo/go-cpu.pprof (Go PGO)"
+else
+  say "starting $SERVER --port $port (LLVM_PROFILE_FILE=build/pgo/%p.profraw)"
+fi
+LLVM_PROFILE_FILE="$RAW_DIR/%p.profraw" "${SERVER_PIN[@]}" "$SERVER" --port "$port" "${PROFILE_ARGS[@]}" \
   </dev/null >"$server_log" 2>&1 &
 pid=$!
 
@@ -145,6 +155,14 @@ fi
 rc=0; wait "$pid" || rc=$?
 pid=""
 [ "$rc" = 0 ] || say "WARNING: server exited with status $rc"
+
+if [ -n "$GO_PGO_OUT" ]; then
+  [ -s "$RAW_DIR/go-cpu.pprof" ] || die "no Go CPU profile written (build/pgo/go-cpu.pprof)"
+  mkdir -p "$(dirname "$GO_PGO_OUT")"
+  mv -f "$RAW_DIR/go-cpu.pprof" "$GO_PGO_OUT"
+  say "Go CPU profile of the mix -> $GO_PGO_OUT (sha256 $(sha256sum "$GO_PGO_OUT" | cut -c1-16))"
+  exit 0
+fi
 
 shopt -s nullglob
 raws=("$RAW_DIR"/*.profraw)

@@ -182,6 +182,9 @@ func checkDBSession(o Options, pl Plan, names []string, scs []scenario.Scenario)
 	if pl.Loadgen == "wrk" {
 		return fmt.Errorf("--loadgen wrk cannot fill ids per request: the database scenarios (%v) need the built-in load generator", dbs)
 	}
+	if o.Fleet != nil {
+		return fmt.Errorf("the database scenarios (%v) run on this machine only: its private PostgreSQL is not reachable from --server-host/--client-hosts", dbs)
+	}
 	if pl.Windows > 1 {
 		return fmt.Errorf("--windows %d: the database scenarios (%v) reset the database before every run, so one server runs at a time (--windows 1)", pl.Windows, dbs)
 	}

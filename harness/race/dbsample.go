@@ -18,7 +18,7 @@ type dbSampler struct {
 
 // startDBSampler starts sampling srv, PostgreSQL and the load generator; nil when the session
 // has no database.
-func (e *engine) startDBSampler(srv *targets.Server) *dbSampler {
+func (e *engine) startDBSampler(srv server) *dbSampler {
 	if e.db == nil {
 		return nil
 	}
@@ -62,7 +62,7 @@ func (ds *dbSampler) stop() session.DBSeries {
 	return ds.s
 }
 
-func usageOrZero(srv *targets.Server) targets.Usage {
+func usageOrZero(srv server) targets.Usage {
 	u, _ := srv.Usage()
 	return u
 }

@@ -42,7 +42,7 @@ type runSpec struct {
 // session is cancelled or the server dies.
 type live struct {
 	rs     runSpec
-	srv    *targets.Server
+	srv    server
 	ctx    context.Context
 	cancel context.CancelFunc
 	drive  func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error)
@@ -64,7 +64,7 @@ func (e *engine) launch(ctx context.Context, rs runSpec) (*live, error) {
 	}
 	lctx, cancel := context.WithCancel(ctx)
 	lv := &live{rs: rs, srv: srv, ctx: lctx, cancel: cancel, drive: e.driver(rs, srv.Addr()), count: e.counter(rs, srv.Addr())}
-	lv.tally.startupMs, lv.tally.db.resetMs = ms(srv.Startup), resetMs
+	lv.tally.startupMs, lv.tally.db.resetMs = ms(srv.startup()), resetMs
 	go func() {
 		select {
 		case <-srv.Exited():
@@ -102,7 +102,7 @@ func (e *engine) failure(ctx context.Context, lv *live, what string, err error) 
 		if xe := lv.srv.ExitError(); xe != nil {
 			why = ": " + xe.Error()
 		}
-		return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", lv.rs.target, lv.srv.Pid, what, why)}
+		return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", lv.rs.target, lv.srv.pid(), what, why)}
 	}
 	return fmt.Errorf("target %s, %s: %w", lv.rs.target, what, err)
 }
@@ -153,7 +153,7 @@ func (e *engine) window(ctx context.Context, lv *live, label string) error {
 			every = e.startDBSampler(srv)
 			w.t0 = time.Now()
 			if e.plan.Perf {
-				perf, w.perfErr = counters.StartPerf(srv.Pid)
+				perf, w.perfErr = counters.StartPerf(srv.pid())
 			}
 		},
 		MeasureEnd: func() {

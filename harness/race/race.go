@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/profile"
@@ -46,6 +47,9 @@ type Options struct {
 	// LagTolerance: open loops (race at a rate, sweep) mark a run generator-bound when its send
 	// lag p99 exceeds it; 0 = the engine's default, 1 ms.
 	LagTolerance time.Duration
+	// Fleet runs the servers (its server host) and the load (its client hosts) on other
+	// hosts; nil: everything here. The caller opens and closes it.
+	Fleet *fleet.Fleet
 }
 
 // planOf turns a profile into a Plan, filling the CPU split for this machine.

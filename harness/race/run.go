@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
@@ -94,7 +95,9 @@ type engine struct {
 	artefact map[string]int64
 
 	mu   sync.Mutex
-	live map[*targets.Server]bool // servers started and not yet stopped
+	live map[server]bool // servers started and not yet stopped
+	// fleet runs servers and load generators on other hosts (nil: all here)
+	fleet *fleet.Fleet
 
 	unsupported map[string]string // counters that could not be read, with the reason
 	info        map[string]targetInfo
@@ -112,7 +115,7 @@ func newEngine(plan Plan, prog *Progress, log io.Writer) *engine {
 		log = io.Discard
 	}
 	return &engine{plan: plan, prog: prog, log: log, resolved: map[string]*targets.Target{},
-		artefact: map[string]int64{}, live: map[*targets.Server]bool{}, unsupported: map[string]string{},
+		artefact: map[string]int64{}, live: map[server]bool{}, unsupported: map[string]string{},
 		info: map[string]targetInfo{}}
 }
 
@@ -134,15 +137,8 @@ func (e *engine) resolve(names ...string) error {
 	return nil
 }
 
-func (e *engine) start(ctx context.Context, name string) (*targets.Server, error) {
-	t := e.resolved[name]
-	srv, err := t.Start(ctx, targets.StartOptions{
-		Threads:      e.plan.serverThreads(),
-		CPUs:         e.plan.CPUsServer,
-		StartTimeout: e.plan.StartTimeout,
-		Log:          e.log,
-		Env:          e.dbEnv(),
-	})
+func (e *engine) start(ctx context.Context, name string) (server, error) {
+	srv, err := e.startHere(ctx, name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("target %s: %w while starting", name, ErrInterrupted)
@@ -155,14 +151,33 @@ func (e *engine) start(ctx context.Context, name string) (*targets.Server, error
 	return srv, nil
 }
 
-func (e *engine) stop(srv *targets.Server) {
+// startHere starts name on the fleet's server host, or here.
+func (e *engine) startHere(ctx context.Context, name string) (server, error) {
+	if e.fleet != nil && e.fleet.Server != nil {
+		return e.startRemote(ctx, name)
+	}
+	t := e.resolved[name]
+	srv, err := t.Start(ctx, targets.StartOptions{
+		Threads:      e.plan.serverThreads(),
+		CPUs:         e.plan.CPUsServer,
+		StartTimeout: e.plan.StartTimeout,
+		Log:          e.log,
+		Env:          e.dbEnv(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return localServer{srv}, nil
+}
+
+func (e *engine) stop(srv server) {
 	e.mu.Lock()
 	live := e.live[srv]
 	delete(e.live, srv)
 	e.mu.Unlock()
 	if live {
 		if err := srv.Stop(); err != nil {
-			e.prog.Logf("warning: stopping %s (pid %d): %v", srv.Target, srv.Pid, err)
+			e.prog.Logf("warning: stopping %s (pid %d): %v", srv.name(), srv.pid(), err)
 		}
 	}
 }
@@ -170,7 +185,7 @@ func (e *engine) stop(srv *targets.Server) {
 // stopAll stops every server still running (the safety net behind each run's own Stop).
 func (e *engine) stopAll() {
 	e.mu.Lock()
-	var all []*targets.Server
+	var all []server
 	for s := range e.live {
 		all = append(all, s)
 	}
@@ -228,6 +243,9 @@ func scenarioNames(scs []scenario.Scenario) string {
 // harness/load (or wrk, with loadgen wrk, for HTTP scenarios). A WebSocket scenario's Result
 // counts echoed messages, so Run.RPS is messages/s there.
 func (e *engine) driver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
+	if e.fleet != nil && len(e.fleet.Clients) > 0 {
+		return e.remoteDriver(rs, addr)
+	}
 	cfg, run := e.loadConfig(rs, addr)
 	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
 		cfg.Warmup, cfg.Duration = warmup, duration

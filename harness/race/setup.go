@@ -24,7 +24,11 @@ type setup struct {
 // caller must call close.
 func setUp(ctx context.Context, o *Options, pl Plan, prog *Progress, names []string, scs []scenario.Scenario,
 	method []string, announce func(man *session.Manifest)) (*setup, error) {
+	if err := checkRemote(o, &pl); err != nil {
+		return nil, err
+	}
 	eng := newEngine(pl, prog, o.ServerLog)
+	eng.fleet = o.Fleet
 	if err := eng.resolve(names...); err != nil {
 		eng.stopAll()
 		return nil, err

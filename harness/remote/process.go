@@ -334,29 +334,7 @@ func (p *Process) Stop() error {
 
 // Usage reads /proc/<pid>/stat and /proc/<pid>/status on the host, as targets.Server.Usage
 // does locally: CPU seconds (user + system, all threads), RSS now and its peak.
-func (p *Process) Usage() (targets.Usage, error) {
-	ctx, cancel := p.s.r.commandContext()
-	defer cancel()
-	script := fill(`grep -qsaF -e @TAG@ /proc/@PID@/environ || exit 3; cat /proc/@PID@/stat; echo @@; cat /proc/@PID@/status`,
-		"TAG", Quote(p.tag), "PID", strconv.Itoa(p.Pid))
-	out, err := p.s.run(ctx, p.Host, p.op("usage of"), script, nil)
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Kind == ErrCommand && e.ExitCode == 3 {
-			e.Detail = "the process has exited"
-		}
-		return targets.Usage{}, err
-	}
-	stat, status, ok := strings.Cut(string(out), "\n@@\n")
-	if !ok {
-		return targets.Usage{}, &Error{Host: p.Host, Op: p.op("usage of"), Kind: ErrCommand, ExitCode: -1, Detail: "unexpected output"}
-	}
-	u, err := targets.ParseUsage(stat, status)
-	if err != nil {
-		return u, &Error{Host: p.Host, Op: p.op("usage of"), Kind: ErrCommand, ExitCode: -1, Detail: err.Error()}
-	}
-	return u, nil
-}
+func (p *Process) Usage() (targets.Usage, error) { return p.UsageOf(p.Pid) }
 
 // LogTail returns the last n lines of the process's log on the host.
 func (p *Process) LogTail(ctx context.Context, n int) (string, error) {

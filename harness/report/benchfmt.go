@@ -48,9 +48,12 @@ func writeBenchfmt(w io.Writer, sd *sessionDir) error {
 	var runs []session.Run
 	var counters map[string]map[string]float64
 	var mode, a, bName string
-	if sd.matrix != nil {
+	switch {
+	case sd.matrix != nil:
 		runs = sd.matrix.Runs
-	} else {
+	case sd.scale != nil:
+		runs = scaleRuns(sd.scale)
+	default:
 		s := sd.race
 		for _, p := range s.Pairs {
 			runs = append(runs, p.A, p.B)

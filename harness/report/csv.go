@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -14,7 +15,8 @@ var csvHeader = []string{"index", "order", "side", "slot", "target", "scenario",
 	"rss_mib", "peak_rss_mib", "heap_mib", "startup_ms", "artifact_bytes", "client_bound", "error"}
 
 // writeCSV writes one row per run with a header. For a race, index is the pair, order AB/BA and
-// side A/B; for a matrix, index is the round and order that round's target order. Numbers are
+// side A/B; for a matrix, index is the round and order that round's target order; for a scale,
+// index is the thread count and order "threads=T round=R". Numbers are
 // unformatted (no separators) so spreadsheets read them.
 func writeCSV(w io.Writer, sd *sessionDir) error {
 	cw := csv.NewWriter(w)
@@ -44,6 +46,12 @@ func writeCSV(w io.Writer, sd *sessionDir) error {
 				order = strings.Join(m.Orders[round], " ")
 			}
 			if err := cw.Write(row(round+1, order, "", r)); err != nil {
+				return err
+			}
+		}
+	case sd.scale != nil:
+		for _, r := range sd.scale.Runs {
+			if err := cw.Write(row(r.ServerThreads, fmt.Sprintf("threads=%d round=%d", r.ServerThreads, r.Round+1), "", r.Run)); err != nil {
 				return err
 			}
 		}

@@ -12,8 +12,8 @@ type document struct {
 
 // block is one element of the document; Kind says which fields are used.
 type block struct {
-	Kind  string     // "h2", "p", "strong", "list", "table", "code"
-	Text  string     // h2, p, strong, code
+	Kind  string     // "h2", "p", "strong", "list", "table", "code", "text" (preformatted)
+	Text  string     // h2, p, strong, code, text
 	Items []string   // list
 	Head  []string   // table
 	Rows  [][]string // table
@@ -26,6 +26,7 @@ func (d *document) list(items ...string) {
 	d.Blocks = append(d.Blocks, block{Kind: "list", Items: items})
 }
 func (d *document) code(s string) { d.Blocks = append(d.Blocks, block{Kind: "code", Text: s}) }
+func (d *document) text(s string) { d.Blocks = append(d.Blocks, block{Kind: "text", Text: s}) }
 func (d *document) table(head []string, rows [][]string) {
 	d.Blocks = append(d.Blocks, block{Kind: "table", Head: head, Rows: rows})
 }

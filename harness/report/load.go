@@ -24,6 +24,7 @@ type sessionDir struct {
 	race         *session.Summary // set for kind "race" (or no kind)
 	matrix       *session.Matrix  // set for kind "matrix"
 	sweep        *session.Sweep   // set for kind "sweep"
+	scale        *session.Scale   // set for kind "scale"
 	raw          *session.Raw     // nil when raw.json is absent
 	manifest     map[string]any   // nil when manifest.json is absent
 }
@@ -47,6 +48,9 @@ func load(dir string) (*sessionDir, error) {
 	case "sweep":
 		sd.sweep = &session.Sweep{}
 		err = json.Unmarshal(sd.summaryJSON, sd.sweep)
+	case "scale":
+		sd.scale = &session.Scale{}
+		err = json.Unmarshal(sd.summaryJSON, sd.scale)
 	default:
 		sd.race = &session.Summary{}
 		err = json.Unmarshal(sd.summaryJSON, sd.race)

@@ -23,13 +23,17 @@ func writeMarkdown(w io.Writer, d document) error {
 			for _, it := range bl.Items {
 				fmt.Fprintf(&b, "- %s\n", mdText(it))
 			}
-		case "code":
+		case "code", "text":
 			// A fence longer than any backtick run inside keeps the command intact.
 			fence := "```"
 			for strings.Contains(bl.Text, fence) {
 				fence += "`"
 			}
-			fmt.Fprintf(&b, "%ssh\n%s\n%s\n", fence, bl.Text, fence)
+			lang := "sh"
+			if bl.Kind == "text" {
+				lang = "text"
+			}
+			fmt.Fprintf(&b, "%s%s\n%s\n%s\n", fence, lang, bl.Text, fence)
 		case "table":
 			mdRow(&b, bl.Head)
 			sep := make([]string, len(bl.Head))

@@ -58,6 +58,9 @@ func buildDocument(sd *sessionDir) document {
 	if sd.sweep != nil {
 		return sweepDocument(sd)
 	}
+	if sd.scale != nil {
+		return scaleDocument(sd)
+	}
 	return raceDocument(sd)
 }
 

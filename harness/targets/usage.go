@@ -104,19 +104,22 @@ func (i Info) PerResponse(before Info, responses int64) map[string]float64 {
 }
 
 // Info asks the server for its heap in use and thread count on scenario.InfoPath.
-func (s *Server) Info() (Info, error) {
+func (s *Server) Info() (Info, error) { return InfoAt(s.Target, s.Addr()) }
+
+// InfoAt asks target's server at addr (host:port) for its heap in use and thread count.
+func InfoAt(target, addr string) (Info, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr()+scenario.InfoPath, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+scenario.InfoPath, nil)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Info{}, fmt.Errorf("target %s: info: %w", s.Target, err)
+		return Info{}, fmt.Errorf("target %s: info: %w", target, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if err != nil {
-		return Info{}, fmt.Errorf("target %s: info: %w", s.Target, err)
+		return Info{}, fmt.Errorf("target %s: info: %w", target, err)
 	}
 	var h struct {
 		HeapBytes *int64             `json:"heap_bytes"`
@@ -125,7 +128,7 @@ func (s *Server) Info() (Info, error) {
 	}
 	if resp.StatusCode != 200 || json.Unmarshal(body, &h) != nil || h.HeapBytes == nil {
 		return Info{}, fmt.Errorf("target %s: info: GET %s answered %d %q, want {\"heap_bytes\": N, \"threads\": T}",
-			s.Target, scenario.InfoPath, resp.StatusCode, truncate(string(body), 200))
+			target, scenario.InfoPath, resp.StatusCode, truncate(string(body), 200))
 	}
 	return Info{HeapBytes: *h.HeapBytes, Threads: h.Threads, Counters: h.Counters}, nil
 }

@@ -1,7 +1,7 @@
 // Command binding-server serves the bindrace scenarios on the binding (targets binding,
 // binding-plain and, with --static, binding-static).
 //
-//	binding-server --port 3000 [--threads 2] [--static]
+//	binding-server --port 3000 [--threads 2] [--static] [--cpuprofile FILE]
 //	binding-server --build-info   (which native core it links, as JSON)
 //
 // The database routes use the pool named by $BINDRACE_DB_URL and $BINDRACE_DB_POOL
@@ -30,8 +30,9 @@ func main() {
 	port := flag.Int("port", 0, "port to listen on (required)")
 	threads := flag.Int("threads", 1, "event loop threads")
 	static := flag.Bool("static", false, "answer ping, the video and ws-echo in C++ only")
-	host := flag.String("host", "127.0.0.1", "address to listen on")
+	host := flag.String("host", listenHost(), "address to listen on (default $BINDRACE_LISTEN_HOST, else 127.0.0.1)")
 	buildInfo := flag.Bool("build-info", false, "print which native core this binary links (JSON) and exit")
+	cpuProfile := flag.String("cpuprofile", "", "write Go's CPU profile to this file from start to shutdown (Go PGO training)")
 	flag.Parse()
 	if *buildInfo {
 		b := binding.NativeBuild()
@@ -51,6 +52,12 @@ func main() {
 	if q != nil {
 		defer q.Close()
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "binding-server:", err)
+		os.Exit(2)
+	}
+	defer stopProfile()
 	app, err := newApp(*static, *threads, q)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "binding-server:", err)
@@ -68,4 +75,13 @@ func main() {
 	if err := app.Shutdown(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "binding-server: shutdown:", err)
 	}
+}
+
+// listenHost is --host's default: $BINDRACE_LISTEN_HOST (a remote server host listens on
+// 0.0.0.0, set by the harness through `bindrace serve`), else loopback.
+func listenHost() string {
+	if h := os.Getenv("BINDRACE_LISTEN_HOST"); h != "" {
+		return h
+	}
+	return "127.0.0.1"
 }

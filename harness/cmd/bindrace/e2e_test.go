@@ -45,6 +45,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if err := closeLab(); err != nil {
+		fmt.Fprintln(os.Stderr, "netnstest:", err)
+		code = 1
+	}
 	os.RemoveAll(tmp)
 	os.Exit(code)
 }

@@ -71,6 +71,12 @@ func loadCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return loadBad(stderr, "%v", err)
 	}
+	if lf.remote.clients != "" {
+		return runRemoteLoad(stdout, stderr, lf, cfg, sum)
+	}
+	if err := lf.remote.waitStart(); err != nil {
+		return loadBad(stderr, "%v", err)
+	}
 	return runLoad(stdout, stderr, cfg, sum, lf.json)
 }
 
@@ -110,6 +116,7 @@ type loadFlags struct {
 	scen                      string
 	method, body              string // HTTP
 	headers                   []string
+	remote                    remoteLoadFlags
 }
 
 func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
@@ -134,6 +141,7 @@ func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
 	fs.StringVar(&lf.arrival, "arrival", "uniform", "open loop: how intended send times are spaced, uniform or poisson")
 	fs.Var(&lf.lagTolerance, "lag-tolerance", "open loop: send lag p99 above which the run is marked generator-bound")
 	fs.BoolVar(&lf.json, "json", false, "print one JSON object on stdout and nothing else")
+	lf.remote.add(fs)
 	fs.Bool("latency", false, "accepted for wrk compatibility; latency is always reported")
 	fs.Lookup("latency").Hidden = true
 	if ws {

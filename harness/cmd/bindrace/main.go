@@ -28,6 +28,7 @@ var commands = []command{
 	{"race", "race two targets in balanced AB/BA pairs, gate, write reports", raceCommand},
 	{"matrix", "N targets, shuffled order per round, position-bias check", matrixCommand},
 	{"sweep", "latency at a series of fixed rates per target, and the rate under an SLO", sweepCommand},
+	{"scale", "thread-scaling curves: targets at several server thread counts", scaleCommand},
 	{"counters", "hardware/software counters per response (perf or cachegrind)", countersCommand},
 	{"load", "the built-in load generator alone, like wrk (HTTP, or WebSocket ws-echo)", loadCommand},
 	{"report", "render a saved session (md, html, csv, json, benchfmt)", reportCommand},

@@ -42,6 +42,7 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
 	dbo := addDBFlags(fs)
+	hosts := addHostFlags(fs)
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -53,18 +54,23 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
 		return 2
 	}
+	fl, err := hosts.open(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+		return 2
+	}
 	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
 	if !ok {
-		return 2
+		return closeFleet(fl, 2, stderr, "race")
 	}
 	dbo.Log = logw
 	defer done()
 	res := race.Race(ctx, race.Options{
 		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
 		AllowUnequalThreads: *unequal, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
-		DB: *dbo,
+		DB: *dbo, Fleet: fl,
 	})
-	return res.Exit
+	return closeFleet(fl, res.Exit, stderr, "race")
 }
 
 const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
@@ -85,6 +91,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
 	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
 	dbo := addDBFlags(fs)
+	hosts := addHostFlags(fs)
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -102,14 +109,20 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
 		return 2
 	}
+	fl, err := hosts.open(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
+		return 2
+	}
 	ctx, p, logw, done, ok := prepare("matrix", fs, ov, *slog, stderr)
 	if !ok {
-		return 2
+		return closeFleet(fl, 2, stderr, "matrix")
 	}
 	dbo.Log = logw
 	defer done()
-	return race.Matrix(ctx, race.Options{
+	code := race.Matrix(ctx, race.Options{
 		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, DB: *dbo,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, DB: *dbo, Fleet: fl,
 	})
+	return closeFleet(fl, code, stderr, "matrix")
 }

@@ -174,15 +174,15 @@ type header struct {
 }
 
 func (h header) kind() string {
-	if h.Kind == "matrix" || h.Kind == "sweep" {
+	if h.Kind == "matrix" || h.Kind == "sweep" || h.Kind == "scale" {
 		return h.Kind
 	}
 	return "race"
 }
 
 func (h header) title() string {
-	if h.kind() != "race" {
-		return fmt.Sprintf("bindrace %s: %s (%s)", h.kind(), strings.Join(h.Targets, ", "), h.Scenario)
+	if k := h.kind(); k != "race" {
+		return fmt.Sprintf("bindrace %s: %s (%s)", k, strings.Join(h.Targets, ", "), h.Scenario)
 	}
 	t := fmt.Sprintf("bindrace: %s vs %s (%s)", h.A, h.B, h.Scenario)
 	if h.Verdict != "" {

@@ -4,6 +4,7 @@ import { h } from "./dom";
 import { renderMatrix } from "./matrix";
 import { renderRace } from "./race";
 import { renderSweep } from "./sweep";
+import { renderScale } from "./scale";
 import type { Data } from "./types";
 
 function main(): void {
@@ -16,6 +17,7 @@ function main(): void {
     if (!data.summary) throw new Error("summary.json is missing");
     if (data.summary.kind === "matrix") renderMatrix(data, root);
     else if (data.summary.kind === "sweep") renderSweep(data, root);
+    else if (data.summary.kind === "scale") renderScale(data, root);
     else renderRace(data, root);
     document.body.setAttribute("data-rendered", "true");
   } catch (e) {

@@ -254,6 +254,36 @@ export interface Sweep {
   slo_ms?: number;
   points?: SweepPoint[];
   per_target?: { target: string; slo_rate: number | null; points: number; generator_bound: number }[];
+}
+
+export interface ScalePoint {
+  target: string;
+  threads: number;
+  runs?: number;
+  rps?: number;
+  rps_per_cpu_second?: number;
+  server_cpu_pct?: number;
+  client_cpu_pct?: number;
+  p99_ms?: number;
+  speed_up?: number;
+  efficiency_pct?: number;
+  client_bound?: boolean;
+  server_unsaturated?: boolean;
+  shared_cpus?: boolean;
+  cpus_server?: string;
+  errors?: number;
+}
+
+export interface Scale {
+  kind: "scale";
+  targets?: string[];
+  threads?: number[];
+  scenario?: string;
+  unit?: string;
+  shape?: Shape;
+  rounds?: number;
+  base_threads?: number;
+  points?: ScalePoint[];
   warnings?: string[];
   incomplete?: string;
   started?: string;
@@ -268,7 +298,7 @@ export interface Raw {
 export type Manifest = Record<string, unknown>;
 
 export interface Data {
-  summary: Summary | Matrix | Sweep;
+  summary: Summary | Matrix | Sweep | Scale;
   raw: Raw | null;
   manifest: Manifest | null;
 }

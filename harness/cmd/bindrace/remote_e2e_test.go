@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/remote/netnstest"
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// These tests race across real hosts: network namespaces on this machine (a server and two
+// clients on a bridge, sshd in each, keys and an ssh config of their own; netnstest). They
+// skip, naming the capability, where namespaces cannot be made.
+
+var (
+	labOnce sync.Once
+	theLab  *netnstest.Lab
+	labErr  error
+)
+
+func lab(t *testing.T) *netnstest.Lab {
+	t.Helper()
+	labOnce.Do(func() { theLab, labErr = netnstest.Start(netnstest.Options{}) })
+	if errors.Is(labErr, netnstest.ErrNoCapability) {
+		t.Skip("needs real hosts in network namespaces: " + labErr.Error())
+	}
+	if labErr != nil {
+		t.Fatal(labErr)
+	}
+	return theLab
+}
+
+// closeLab removes the lab (TestMain calls it after the tests).
+func closeLab() error {
+	if theLab == nil {
+		return nil
+	}
+	return theLab.Close()
+}
+
+// leftInLab lists processes the session left in the lab's namespaces: anything but sshd.
+func leftInLab(t *testing.T, l *netnstest.Lab) []string {
+	t.Helper()
+	var left []string
+	for _, h := range l.Hosts() {
+		out, err := l.Exec(h, "sh", "-c", "for p in /proc/[0-9]*; do grep -qsa BINDRACE_PROC= $p/environ && echo ${p#/proc/} $(tr '\\0' ' ' < $p/cmdline); done; true")
+		if err != nil {
+			t.Fatalf("listing %s: %v", h.Role, err)
+		}
+		if s := strings.TrimSpace(string(out)); s != "" {
+			left = append(left, h.Role+": "+s)
+		}
+	}
+	return left
+}
+
+func noneLeftInLab(t *testing.T, l *netnstest.Lab) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := leftInLab(t, l)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left on the lab's hosts:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The server's CPU is read over ssh when the window opens and closes: windows of 2 s keep the
+// round trips (hundreds of ms on this busy machine) small against it.
+func TestRaceAcrossHosts(t *testing.T) {
+	l := lab(t)
+	if _, err := os.Stat(filepath.Join(root, "bin", "binding-server")); err != nil {
+		t.Skip("bin/binding-server not built (make build)")
+	}
+	dir := filepath.Join(t.TempDir(), "race")
+	clients := l.Clients[0].Spec + "," + l.Clients[1].Spec
+	r := cli(t, 120*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--server-host", l.Server.Spec, "--client-hosts", clients,
+		"--ssh-config", l.ConfigFile, "--pairs", "2", "--windows", "1", "--duration", "2s", "--warmup", "200ms", "--settle", "0",
+		"--cooldown", "0", "--busy-sample", "0", "--out", dir, "--json")
+	if r.code == 2 {
+		t.Fatalf("exit 2\n%s", r.stderr)
+	}
+	var s session.Summary
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatalf("stdout: %v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	if s.Verdict == "" || len(s.Pairs) != 2 {
+		t.Fatalf("verdict %q, %d pairs\n%s", s.Verdict, len(s.Pairs), r.stderr)
+	}
+	for _, p := range s.Pairs {
+		for _, run := range []session.Run{p.A, p.B} {
+			if run.RPS <= 0 || run.ServerCPUPct <= 0 || run.RPSPerCPUSecond <= 0 || run.RSSMiB <= 0 || run.Error != "" {
+				t.Errorf("pair %d %s: rps %.0f, server CPU %.1f%%, per CPU-s %.0f, RSS %.1f MiB, error %q: a figure is missing",
+					p.Index, run.Target, run.RPS, run.ServerCPUPct, run.RPSPerCPUSecond, run.RSSMiB, run.Error)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.stderr)
+	}
+	t.Logf("%s (stderr tail: %s)", strings.TrimSpace(s.Headline), tailLines(r.stderr, 3))
+	noneLeftInLab(t, l)
+}
+
+func TestRaceHostFaults(t *testing.T) {
+	l := lab(t)
+	key, err := l.NewKey("stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, err := l.WriteConfig("stranger.ssh_config", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, host, config, want string
+	}{
+		{"unreachable", "root@" + l.Unused, l.ConfigFile, "root@" + l.Unused},
+		{"refused key", l.Server.Spec, refused, "permission denied"},
+	} {
+		r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--server-host", c.host, "--ssh-config", c.config,
+			"--pairs", "2", "--windows", "1", "--duration", "300ms", "--warmup", "100ms", "--cooldown", "0", "--busy-sample", "0",
+			"--out", filepath.Join(t.TempDir(), "race"))
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, c.host) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %s and %q", c.name, r.code, tailLines(r.stderr, 4), c.host, c.want)
+		}
+	}
+	noneLeftInLab(t, l)
+}
+
+// TestLoadFromHosts drives a server here (reached from the lab through the bridge's .1) from
+// both client hosts at once and checks the merged figures add up to the hosts' own.
+func TestLoadFromHosts(t *testing.T) {
+	l := lab(t)
+	srv := exec.Command(bin, "serve", "--target", "fasthttp", "--port", "0")
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	m := regexp.MustCompile(`listening on :(\d+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("server: %q, %v", line, err)
+	}
+	url := "http://" + l.Gateway + ":" + m[1]
+	r := cli(t, 60*time.Second, "load", url, "--client-hosts", l.Clients[0].Spec+","+l.Clients[1].Spec, "--ssh-config", l.ConfigFile,
+		"--connections", "10", "--duration", "500ms", "--warmup", "200ms", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var merged struct {
+		Responses int64   `json:"responses"`
+		RPS       float64 `json:"rps"`
+		Hist      string  `json:"hist"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &merged); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, r.stdout)
+	}
+	var sum int64
+	for _, c := range l.Clients {
+		m := regexp.MustCompile(regexp.QuoteMeta("host "+c.Spec+": ") + `[0-9.]+ \S+, (\d+) responses`).FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Fatalf("no figures of host %s in stderr:\n%s", c.Spec, r.stderr)
+		}
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		sum += n
+	}
+	if merged.Responses == 0 || merged.Responses != sum || merged.Hist == "" {
+		t.Errorf("merged %d responses, hosts %d in all, hist %d bytes", merged.Responses, sum, len(merged.Hist))
+	}
+	noneLeftInLab(t, l)
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/race"
+)
+
+const scaleUsage = `Usage: bindrace scale --targets T1,T2,... --threads 1,2,4,... [--rounds R] [--profile NAME] [flags]
+
+Draws thread-scaling curves: each target at each server thread count (the race's equal-threads
+rule: binding event loops, Go GOMAXPROCS, uWebSockets.js apps in worker threads), one fresh
+server per run, the targets' order reversed every round and point (AB, BA, ...). Per point:
+responses/s, responses per server CPU-second, speed-up and efficiency against one thread (or
+the smallest count), server CPU and the load generator's own CPU. A point whose load generator
+used 90% or more of its cores is marked client-bound; a point whose server CPUs overlap the
+load generator's is marked (on 2 CPUs only the 1-thread point is disjoint).
+
+Writes results/<session>/ (summary.json, raw.json, manifest.json, summary.md, summary.csv,
+report.html with the curves).
+
+Exit status: 0 done, 2 bad input (an empty list, a thread count under 1 or above the CPUs, an
+unknown target), an error or an incomplete session (partial results are saved).`
+
+// scaleCommand is `bindrace scale`.
+func scaleCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("scale", stderr)
+	list := fs.String("targets", "", "comma-separated targets")
+	threads := fs.String("threads", "", "comma-separated server thread counts, e.g. 1,2,4")
+	ov := addScaleFlags(fs)
+	out := fs.String("out", "", "session directory (default results/<timestamp>-scale-<targets>)")
+	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
+	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	if code, done := parseNoArgs(fs, "scale", scaleUsage, args, stdout, stderr); done {
+		return code
+	}
+	names := splitList(*list)
+	counts, err := parseThreads(*threads)
+	if err != nil {
+		fmt.Fprintf(stderr, "bindrace scale: %v\n", err)
+		return 2
+	}
+	ctx, p, logw, done, ok := prepare("scale", fs, ov, *slog, stderr)
+	if !ok {
+		return 2
+	}
+	defer done()
+	return race.Scale(ctx, race.ScaleOptions{Threads: counts, Options: race.Options{
+		Targets: names, Profile: p, Out: *out, JSON: *asJSON, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
+	}})
+}
+
+// addScaleFlags registers the profile flags a scale takes: the matrix's, less --threads (a
+// list here) and the gate's.
+func addScaleFlags(fs *pflag.FlagSet) *profile.Overrides {
+	all := newFlagSet("scale", io.Discard)
+	ov := addProfileFlags(all, defaultProfile, true)
+	skip := map[string]bool{"threads": true, "threshold": true, "counters": true, "cachegrind-n": true,
+		"cachegrind-reps": true, "decide-on": true, "confidence": true}
+	all.VisitAll(func(f *pflag.Flag) {
+		if !skip[f.Name] {
+			fs.AddFlag(f)
+		}
+	})
+	return ov
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// parseThreads parses --threads; race.CheckScale checks the counts.
+func parseThreads(s string) ([]int, error) {
+	var out []int
+	for _, part := range splitList(s) {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			return nil, fmt.Errorf("bad flag value --threads: %q is not a whole number", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
