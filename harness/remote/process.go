@@ -212,7 +212,12 @@ func (p *Process) watchExit() {
 		}
 		cancel()
 	}()
-	script := fill(`while grep -qsaF -e @TAG@ /proc/@PID@/environ; do sleep 0.2; done; cat @FILE@.status 2>/dev/null; exit 0`,
+	// The supervising shell writes .status right after the command ends, but not at the same
+	// instant: wait for it (5 s at most) so a command that exited on its own is never taken for
+	// one killed from outside.
+	script := fill(`while grep -qsaF -e @TAG@ /proc/@PID@/environ; do sleep 0.2; done
+i=0; while [ ! -s @FILE@.status ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+cat @FILE@.status 2>/dev/null; exit 0`,
 		"TAG", Quote(p.tag), "PID", strconv.Itoa(p.Pid), "FILE", Quote(p.file))
 	out, err := p.s.run(ctx, p.Host, p.op("watch"), script, nil)
 	if ctx.Err() != nil {
