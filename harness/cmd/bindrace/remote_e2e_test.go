@@ -85,7 +85,7 @@ func noneLeftInLab(t *testing.T, l *netnstest.Lab) {
 func TestRaceAcrossHosts(t *testing.T) {
 	l := lab(t)
 	if _, err := os.Stat(filepath.Join(root, "bin", "binding-server")); err != nil {
-		t.Skip("bin/binding-server not built (make build)")
+		t.Fatal("bin/binding-server not built: make test builds it; run make build")
 	}
 	dir := filepath.Join(t.TempDir(), "race")
 	clients := l.Clients[0].Spec + "," + l.Clients[1].Spec
