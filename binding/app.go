@@ -35,7 +35,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -72,6 +72,9 @@ type App struct {
 	port     int
 	mu       sync.Mutex
 	state    int // 0 routing, 1 listening, 2 shut down
+	// Detached responses not yet ended and streams not yet closed: work other goroutines owe
+	// the loops. While there is any, an idle loop waits in Go's netpoller (see loop.next).
+	owed atomic.Int64
 }
 
 // Errors returned by the binding.
@@ -218,17 +221,16 @@ func (a *App) Listen(addr string, threads int) error {
 	ch := C.CString(host)
 	defer C.free(unsafe.Pointer(ch))
 	for i := 0; i < threads; i++ {
-		var cerr C.int
-		cl := C.br_loop_new(a.c, ch, C.int(port), &cerr)
-		if cl == nil {
+		l, err := openLoop(a, ch, port)
+		if err != nil {
 			for _, l := range a.loops {
 				l.free()
 			}
 			a.loops = nil
-			return fmt.Errorf("binding: listen %s: %w", addr, syscall.Errno(cerr))
+			return fmt.Errorf("binding: listen %s: %w", addr, err)
 		}
-		port = int(C.br_loop_port(cl)) // the others share the first loop's port
-		a.loops = append(a.loops, newLoop(a, cl))
+		port = int(C.br_loop_port(l.c)) // the others share the first loop's port
+		a.loops = append(a.loops, l)
 	}
 	a.state = 1
 	a.port = port

@@ -199,6 +199,7 @@ func (w *Response) Detach() *Response {
 	a.head = append([]byte(nil), w.arenaBytes(0, w.headOff, w.headEnd)...)
 	a.body = append([]byte(nil), w.arenaBytes(1, w.bodyOff, w.bodyEnd)...)
 	w.state = resDetached
+	w.l.app.owed.Add(1)
 	return a
 }
 
@@ -214,6 +215,7 @@ func (w *Response) End() error {
 	if w.state != resOpen {
 		return ErrFinished
 	}
+	w.l.app.owed.Add(-1) // before the answer is posted, so whoever reads it sees the debt paid
 	return w.end()
 }
 

@@ -33,6 +33,7 @@ func (l *loop) openStream(contentLength int64, inHandler bool) *Stream {
 	l.smu.Lock()
 	l.streams[s.token] = s
 	l.smu.Unlock()
+	l.app.owed.Add(1)
 	return s
 }
 
@@ -77,6 +78,7 @@ func (s *Stream) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.l.app.owed.Add(-1)
 	s.l.smu.Lock()
 	delete(s.l.streams, s.token)
 	s.l.smu.Unlock()

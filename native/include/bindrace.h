@@ -183,8 +183,19 @@ void br_body_release(br_body *body);
 br_loop *br_loop_new(br_app *app, const char *host, int port, int *err);
 /* The port the loop listens on. */
 int br_loop_port(br_loop *loop);
-/* Runs one iteration (see top); returns 0, or -1 on a fatal epoll error. Call from one thread only. */
-int br_loop_step(br_loop *loop, br_batch *batch);
+enum { BR_IDLE = 1 };
+/* Runs one iteration (see top); returns 0, or -1 on a fatal epoll error. Call from one thread
+ * at a time. wait=1 blocks in epoll_wait until there is work (or a timer is due). wait=0 never
+ * blocks: when nothing is ready it returns BR_IDLE and the embedder waits itself, in its own
+ * poller, for br_loop_fd to be readable or br_loop_timer_ms to pass, then steps again. A runtime
+ * with its own scheduler (Go) needs wait=0 while its other threads of work owe the loop answers:
+ * a thread blocked inside a foreign call holds that runtime's processor, so the work (a database
+ * client's replies) stalls behind the wait. */
+int br_loop_step(br_loop *loop, br_batch *batch, int wait);
+/* The loop's epoll descriptor: readable when a socket, the listener or the inbox has work. */
+int br_loop_fd(br_loop *loop);
+/* Milliseconds until the loop's next timeout sweep is due. */
+int br_loop_timer_ms(br_loop *loop);
 /* Grows the batch's head (which=0), body (which=1) or ws (which=2) arena to hold need more bytes past used; keeps contents. */
 void br_loop_grow(br_loop *loop, br_batch *batch, int which, uint64_t used, uint64_t need);
 /* From any thread: stop accepting, answer what was read, flush, close (force=1: close now). */

@@ -238,10 +238,10 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
 
 int br_loop_port(br_loop *l) { return l->port; }
 
-int br_loop_step(br_loop *l, br_batch *b) {
+int br_loop_step(br_loop *l, br_batch *b, int wait) {
   br::apply_batch(l, b);
   struct epoll_event events[br::kMaxEvents];
-  for (;;) {
+  for (bool polled_empty = false;;) {
     br::flush_dirty(l);
     if (!l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty()) break;  // for the embedder
     br::reap(l);
@@ -250,8 +250,8 @@ int br_loop_step(br_loop *l, br_batch *b) {
       b->done = 1;
       return 0;
     }
-    int timeout = int(l->next_sweep > l->now_ms ? l->next_sweep - l->now_ms : 0);
-    int n = epoll_wait(l->ep, events, br::kMaxEvents, timeout);
+    if (polled_empty) return BR_IDLE;
+    int n = epoll_wait(l->ep, events, br::kMaxEvents, wait ? br_loop_timer_ms(l) : 0);
     if (n < 0 && errno != EINTR) return -1;
     if (n > 0) br::bump(l->stats.wakeups);
     br::tick(l);
@@ -260,11 +260,17 @@ int br_loop_step(br_loop *l, br_batch *b) {
       br::sweep(l);
       l->next_sweep = l->now_ms + l->sweep_every;
     }
+    // Without wait, one empty poll ends the step once its timers and reaping are done.
+    polled_empty = !wait && n <= 0;
   }
   br::bump(l->stats.batches);
   br::fill_batch(l, b);
   return 0;
 }
+
+int br_loop_fd(br_loop *l) { return l->ep; }
+
+int br_loop_timer_ms(br_loop *l) { return int(l->next_sweep > l->now_ms ? l->next_sweep - l->now_ms : 0); }
 
 void br_loop_stats(br_loop *l, br_stats *out) {
   constexpr auto r = std::memory_order_relaxed;
