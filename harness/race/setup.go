@@ -3,9 +3,12 @@ package race
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 )
@@ -66,4 +69,40 @@ func (st *setup) close() {
 	st.restore()
 	st.eng.stopAll()
 	st.eng.closeDB()
+}
+
+// logWarnings adds the manifest's warnings to a session's own and logs them all.
+func logWarnings(prog *Progress, warnings *[]string, man *session.Manifest) {
+	*warnings = append(*warnings, man.Warnings...)
+	for _, w := range *warnings {
+		prog.Logf("warning: %s", w)
+	}
+}
+
+// makeDir creates the session's folder: out, else one in ResultsDir named by the start time,
+// the kind of session and its targets. On an error it closes st.
+func (st *setup) makeDir(out, kind string, targets []string) (string, error) {
+	dir := out
+	if dir == "" {
+		dir = filepath.Join(ResultsDir(), st.started.Format("20060102-150405")+"-"+kind+"-"+session.SafeName(strings.Join(targets, "-")))
+	}
+	if err := session.CreateDir(dir); err != nil {
+		st.close()
+		return "", err
+	}
+	return dir, nil
+}
+
+// writeSession writes a matrix's, scale's or sweep's summary.json, raw.json and manifest.json
+// into dir, then its reports.
+func writeSession(dir string, summary any, raw session.Raw, man *session.Manifest) error {
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{session.SummaryFile, summary}, {session.RawFile, raw}, {session.ManifestFile, man}} {
+		if err := session.WriteJSON(filepath.Join(dir, f.name), f.v); err != nil {
+			return err
+		}
+	}
+	return report.WriteAll(dir)
 }
