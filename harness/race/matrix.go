@@ -39,15 +39,7 @@ func Matrix(ctx context.Context, o Options) int {
 	}
 	stats.SummarizeMatrix(&m)
 	m.Finished = time.Now().UTC()
-	werr := ms.write(&m, runs)
-	if werr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", werr)
-	}
-	ms.print(&m)
-	if m.Incomplete != "" || werr != nil {
-		return 2
-	}
-	return 0
+	return finish("matrix", o.Stderr, m.Incomplete, func() error { return ms.write(&m, runs) }, func() { ms.print(&m) })
 }
 
 // matrixSession is a matrix once it is set up.

@@ -61,15 +61,7 @@ func Scale(ctx context.Context, o ScaleOptions) int {
 	}
 	stats.SummarizeScale(&s)
 	s.Finished = time.Now().UTC()
-	werr := ss.write(&s)
-	if werr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace scale: %v\n", werr)
-	}
-	ss.print(&s)
-	if s.Incomplete != "" || werr != nil {
-		return 2
-	}
-	return 0
+	return finish("scale", o.Stderr, s.Incomplete, func() error { return ss.write(&s) }, func() { ss.print(&s) })
 }
 
 // CheckScale checks a scale's targets and thread counts before anything starts: at least one

@@ -3,6 +3,8 @@ package race
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -91,6 +93,20 @@ func (st *setup) makeDir(out, kind string, targets []string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// finish ends a matrix, scale or sweep: it writes the session's files, then prints it. The exit
+// status is 2 when the session is incomplete or a file could not be written, else 0.
+func finish(kind string, stderr io.Writer, incomplete string, write func() error, print func()) int {
+	werr := write()
+	if werr != nil {
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", kind, werr)
+	}
+	print()
+	if incomplete != "" || werr != nil {
+		return 2
+	}
+	return 0
 }
 
 // writeSession writes a matrix's, scale's or sweep's summary.json, raw.json and manifest.json

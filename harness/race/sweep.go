@@ -90,15 +90,7 @@ func Sweep(ctx context.Context, o SweepOptions) int {
 	}
 	stats.SummarizeSweep(&ss.sw)
 	ss.sw.Finished = time.Now().UTC()
-	werr := ss.write()
-	if werr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace sweep: %v\n", werr)
-	}
-	ss.print()
-	if ss.sw.Incomplete != "" || werr != nil {
-		return 2
-	}
-	return 0
+	return finish("sweep", o.Stderr, ss.sw.Incomplete, ss.write, ss.print)
 }
 
 // newSweepSession checks o, sets the sweep up (setUp: targets resolved and verified) and

@@ -85,6 +85,19 @@ func parseServerFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (int, 
 	return 0, false
 }
 
+// lookUpAll looks every name up, stopping at the first unknown one.
+func lookUpAll[T any](names []string, lookUp func(string) (T, error)) ([]T, error) {
+	var found []T
+	for _, n := range names {
+		v, err := lookUp(n)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, v)
+	}
+	return found, nil
+}
+
 // verifyCommand is `bindrace verify --target T[,T…] [--scenario S,…]`: each target is started
 // fresh, every scenario checked, the server stopped. Exit 0 when all pass, 2 otherwise.
 func verifyCommand(args []string, stdout, stderr io.Writer) int {
@@ -102,24 +115,16 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace verify: --target is required ("+targets.TargetHelp()+")")
 		return 2
 	}
-	var scs []scenario.Scenario
-	for _, n := range *snames {
-		sc, err := scenario.ByName(n)
-		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-			return 2
-		}
-		scs = append(scs, sc)
-	}
 	// Resolve all first: a typo in the last name should not cost the first targets' runs.
-	var ts []*targets.Target
-	for _, n := range *tnames {
-		t, err := targets.Resolve(n)
-		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-			return 2
-		}
-		ts = append(ts, t)
+	scs, err := lookUpAll(*snames, scenario.ByName)
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace verify:", err)
+		return 2
+	}
+	ts, err := lookUpAll(*tnames, targets.Resolve)
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace verify:", err)
+		return 2
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
