@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,11 +42,11 @@ func TestMain(m *testing.M) {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sig
-		closeLab()
+		lab.Close()
 		os.Exit(1)
 	}()
 	code := m.Run()
-	if err := closeLab(); err != nil {
+	if err := lab.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "netnstest:", err)
 		code = 1
 	}
@@ -102,39 +101,8 @@ func startAtMode(s string) int {
 	return 0
 }
 
-var (
-	labOnce sync.Once
-	labMu   sync.Mutex
-	lab     *netnstest.Lab
-	labErr  error
-)
-
-// needLab starts the package's lab on first use: a server and two client hosts.
-func needLab(t *testing.T) *netnstest.Lab {
-	t.Helper()
-	labOnce.Do(func() {
-		l, err := netnstest.Start(netnstest.Options{})
-		labMu.Lock()
-		lab, labErr = l, err
-		labMu.Unlock()
-	})
-	if errors.Is(labErr, netnstest.ErrNoCapability) {
-		t.Skip("needs real hosts in network namespaces: " + labErr.Error())
-	}
-	if labErr != nil {
-		t.Fatal(labErr)
-	}
-	return lab
-}
-
-func closeLab() error {
-	labMu.Lock()
-	defer labMu.Unlock()
-	if lab == nil {
-		return nil
-	}
-	return lab.Close()
-}
+// lab is the package's lab, a server and two client hosts, started by the first test to need it.
+var lab netnstest.Shared
 
 func host(t *testing.T, h netnstest.Host) Host {
 	t.Helper()
@@ -148,7 +116,7 @@ func host(t *testing.T, h netnstest.Host) Host {
 // labRunner is a Runner for the lab: its ssh config, short timeouts.
 func labRunner(t *testing.T, o Options) (*netnstest.Lab, *Runner) {
 	t.Helper()
-	l := needLab(t)
+	l := lab.Get(t)
 	if o.ConfigFile == "" {
 		o.ConfigFile = l.ConfigFile
 	}
