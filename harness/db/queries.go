@@ -249,6 +249,16 @@ func checkID(id int64) error {
 	return nil
 }
 
+// execID runs a statement whose one parameter is id, a valid one (checkID), calling row on
+// each row.
+func (q *Queries) execID(ctx context.Context, id int64, stmt, sql string, row func([][]byte)) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	var num [10]byte
+	return q.exec(ctx, stmt, sql, [][]byte{strconv.AppendInt(num[:0], id, 10)}, row)
+}
+
 // AppendUser appends get-user's 200 body for user id to dst:
 // {"id":1,"name":"Ada Lovelace","email":"ada.lovelace1@example.com"}.
 func (q *Queries) AppendUser(ctx context.Context, dst []byte, id int64) ([]byte, error) {
@@ -269,12 +279,8 @@ func appendUserRow(dst []byte, v [][]byte) []byte {
 // appendRow runs a single-row statement for id and appends write's rendering of the row to dst,
 // or returns dst unchanged with ErrNotFound when there is no row (or with the error).
 func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql string, write func([]byte, [][]byte) []byte) ([]byte, error) {
-	if err := checkID(id); err != nil {
-		return dst, err
-	}
-	var num [10]byte
 	start, found := len(dst), false
-	err := q.exec(ctx, stmt, sql, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
+	err := q.execID(ctx, id, stmt, sql, func(v [][]byte) {
 		dst = write(dst, v)
 		found = true
 	})
@@ -291,13 +297,9 @@ func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql
 // newest first, [{"id":7,"total_cents":2497,"created_at":"2025-03-04T05:06:07Z"},…], or [] for
 // a user without orders.
 func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	if err := checkID(id); err != nil {
-		return dst, err
-	}
-	var num [10]byte
 	start, rows, orders := len(dst), 0, 0
 	dst = append(dst, '[')
-	err := q.exec(ctx, StmtListOrders, SQLListOrders, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
+	err := q.execID(ctx, id, StmtListOrders, SQLListOrders, func(v [][]byte) {
 		rows++
 		if v[0] == nil { // the user exists and has no order
 			return
