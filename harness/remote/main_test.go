@@ -162,41 +162,38 @@ func testContext(t *testing.T) context.Context {
 
 // localGroup lists the live (not zombie) processes of process group pgid.
 func localGroup(pgid int) []int {
-	var pids []int
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range dirs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
+	return localProcs("stat", func(_ int, stat string) bool {
+		i := strings.LastIndexByte(stat, ')') // the command name may hold spaces and parentheses
 		if i < 0 {
-			continue
+			return false
 		}
-		fields := strings.Fields(s[i+1:])
+		fields := strings.Fields(stat[i+1:])
 		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
+			return false
 		}
-		if g, _ := strconv.Atoi(fields[2]); g == pgid {
-			pid, _ := strconv.Atoi(strings.Split(f, "/")[2])
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+		g, _ := strconv.Atoi(fields[2])
+		return g == pgid
+	})
 }
 
 // localTagged lists the live processes whose environment holds tag.
 func localTagged(tag string) []int {
+	return localProcs("environ", func(pid int, environ string) bool {
+		return pid != os.Getpid() && strings.Contains(environ, tag)
+	})
+}
+
+// localProcs lists the processes whose /proc/PID/file match says yes to; a process gone while
+// it is read is left out.
+func localProcs(file string, match func(pid int, content string) bool) []int {
 	var pids []int
-	files, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, f := range files {
+	paths, _ := filepath.Glob("/proc/[0-9]*/" + file)
+	for _, f := range paths {
 		b, err := os.ReadFile(f)
-		if err != nil || !strings.Contains(string(b), tag) {
+		if err != nil {
 			continue
 		}
-		pid, _ := strconv.Atoi(strings.Split(f, "/")[2])
-		if pid != os.Getpid() {
+		if pid, _ := strconv.Atoi(strings.Split(f, "/")[2]); match(pid, string(b)) {
 			pids = append(pids, pid)
 		}
 	}
