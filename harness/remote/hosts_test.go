@@ -120,11 +120,7 @@ func TestUnreachableHost(t *testing.T) {
 func TestRefusedKey(t *testing.T) {
 	t.Parallel()
 	l := lab.Get(t)
-	key, err := l.NewKey("stranger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := l.WriteConfig("stranger.ssh_config", key)
+	cfg, err := l.RefusedConfig("stranger")
 	if err != nil {
 		t.Fatal(err)
 	}

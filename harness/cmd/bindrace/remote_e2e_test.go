@@ -79,11 +79,7 @@ func TestRaceAcrossHosts(t *testing.T) {
 
 func TestRaceHostFaults(t *testing.T) {
 	l := lab.Get(t)
-	key, err := l.NewKey("stranger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused, err := l.WriteConfig("stranger.ssh_config", key)
+	refused, err := l.RefusedConfig("stranger")
 	if err != nil {
 		t.Fatal(err)
 	}
