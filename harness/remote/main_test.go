@@ -45,12 +45,7 @@ func TestMain(m *testing.M) {
 		lab.Close()
 		os.Exit(1)
 	}()
-	code := m.Run()
-	if err := lab.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "netnstest:", err)
-		code = 1
-	}
-	os.Exit(code)
+	os.Exit(lab.Run(m))
 }
 
 func serveMode(addr string) int {

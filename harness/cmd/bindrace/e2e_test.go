@@ -44,11 +44,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building the CLI:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	if err := lab.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "netnstest:", err)
-		code = 1
-	}
+	code := lab.Run(m)
 	os.RemoveAll(tmp)
 	os.Exit(code)
 }
