@@ -19,9 +19,7 @@ func Matrix(ctx context.Context, o Options) int {
 	prog := NewProgress(o.Stderr)
 	ms, err := newMatrixSession(ctx, &o, prog)
 	if err != nil {
-		prog.Done()
-		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", err)
-		return 2
+		return setUpFailed(prog, o.Stderr, "matrix", err)
 	}
 	defer ms.st.close()
 	runs, cut := ms.rounds(ctx)

@@ -44,9 +44,7 @@ func Scale(ctx context.Context, o ScaleOptions) int {
 	prog := NewProgress(o.Stderr)
 	ss, err := newScaleSession(ctx, &o, prog)
 	if err != nil {
-		prog.Done()
-		fmt.Fprintf(o.Stderr, "bindrace scale: %v\n", err)
-		return 2
+		return setUpFailed(prog, o.Stderr, "scale", err)
 	}
 	defer ss.st.close()
 	runs, cut := ss.points(ctx)

@@ -95,6 +95,14 @@ func (st *setup) makeDir(out, kind string, targets []string) (string, error) {
 	return dir, nil
 }
 
+// setUpFailed ends a matrix, scale or sweep that could not be set up: the progress line is
+// closed and the error printed; the exit status is 2.
+func setUpFailed(prog *Progress, stderr io.Writer, kind string, err error) int {
+	prog.Done()
+	fmt.Fprintf(stderr, "bindrace %s: %v\n", kind, err)
+	return 2
+}
+
 // finish ends a matrix, scale or sweep: it writes the session's files, then prints it. The exit
 // status is 2 when the session is incomplete or a file could not be written, else 0.
 func finish(kind string, stderr io.Writer, incomplete string, write func() error, print func()) int {

@@ -78,9 +78,7 @@ func Sweep(ctx context.Context, o SweepOptions) int {
 	prog := NewProgress(o.Stderr)
 	ss, err := newSweepSession(ctx, o, prog)
 	if err != nil {
-		prog.Done()
-		fmt.Fprintf(o.Stderr, "bindrace sweep: %v\n", err)
-		return 2
+		return setUpFailed(prog, o.Stderr, "sweep", err)
 	}
 	defer ss.st.close()
 	cut := ss.measure(ctx)
