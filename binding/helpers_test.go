@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -102,4 +103,27 @@ func expectClosed(t testing.TB, c net.Conn, br *bufio.Reader) {
 	if strings.TrimSpace(string(rest)) != "" {
 		t.Fatalf("unexpected bytes after the last response: %q", rest)
 	}
+}
+
+// concurrently runs f(0) to f(n-1) in goroutines of their own, as clients of a server under
+// test, and returns their errors once all have returned.
+func concurrently(n int, f func(i int) error) []error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := f(i); err != nil {
+				errs <- err
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return all
 }

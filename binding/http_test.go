@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -102,49 +101,39 @@ func TestFasthttpClient(t *testing.T) {
 // 100 connections with 10 requests in flight each, Go and static routes mixed.
 func TestPipelining(t *testing.T) {
 	a := testApp(t, Config{}, 2, nil)
-	var wg sync.WaitGroup
-	errs := make(chan error, 100)
-	for c := 0; c < 100; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			conn := dial(t, a)
-			br := bufio.NewReader(conn)
-			for round := 0; round < 5; round++ {
-				var b strings.Builder
-				var want []string
-				for i := 0; i < 10; i++ {
-					switch i % 3 {
-					case 0:
-						b.WriteString(get(fmt.Sprintf("/id/%d?name=r%d", c*100+i, round)))
-						want = append(want, fmt.Sprintf("%d r%d", c*100+i, round))
-					case 1:
-						b.WriteString(get("/s"))
-						want = append(want, "static")
-					default:
-						b.WriteString(get("/"))
-						want = append(want, "hi")
-					}
-				}
-				io.WriteString(conn, b.String())
-				for i := 0; i < 10; i++ {
-					res, err := http.ReadResponse(br, nil)
-					if err != nil {
-						errs <- err
-						return
-					}
-					got, _ := io.ReadAll(res.Body)
-					if string(got) != want[i] {
-						errs <- fmt.Errorf("conn %d req %d: %q, want %q", c, i, got, want[i])
-						return
-					}
+	for _, err := range concurrently(100, func(c int) error {
+		conn := dial(t, a)
+		br := bufio.NewReader(conn)
+		for round := 0; round < 5; round++ {
+			var b strings.Builder
+			var want []string
+			for i := 0; i < 10; i++ {
+				switch i % 3 {
+				case 0:
+					b.WriteString(get(fmt.Sprintf("/id/%d?name=r%d", c*100+i, round)))
+					want = append(want, fmt.Sprintf("%d r%d", c*100+i, round))
+				case 1:
+					b.WriteString(get("/s"))
+					want = append(want, "static")
+				default:
+					b.WriteString(get("/"))
+					want = append(want, "hi")
 				}
 			}
-		}(c)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+			io.WriteString(conn, b.String())
+			for i := 0; i < 10; i++ {
+				res, err := http.ReadResponse(br, nil)
+				if err != nil {
+					return err
+				}
+				got, _ := io.ReadAll(res.Body)
+				if string(got) != want[i] {
+					return fmt.Errorf("conn %d req %d: %q, want %q", c, i, got, want[i])
+				}
+			}
+		}
+		return nil
+	}) {
 		t.Error(err)
 	}
 }

@@ -253,19 +253,30 @@ func (ld *soakLoad) dial(what string) (net.Conn, bool) {
 
 // worker sends the mix's requests one at a time, 200 per connection.
 func (ld *soakLoad) worker(ctx context.Context, w int) {
+	ld.connections(ctx, "dial", 200, func(c net.Conn, br *bufio.Reader, i int) bool {
+		k := (w + i) % len(ld.mix)
+		if !ld.request(c, br, ld.mix[k]) {
+			return false
+		}
+		ld.done[k].Add(1)
+		return true
+	})
+}
+
+// connections opens connection after connection until ctx is done, each for up to perConn
+// exchanges: exchange i returns false to drop the connection (after ld.fail).
+func (ld *soakLoad) connections(ctx context.Context, dialWhat string, perConn int, exchange func(c net.Conn, br *bufio.Reader, i int) bool) {
 	defer ld.wg.Done()
 	for ctx.Err() == nil {
-		c, ok := ld.dial("dial")
+		c, ok := ld.dial(dialWhat)
 		if !ok {
 			continue
 		}
 		br := bufio.NewReaderSize(c, 64<<10)
-		for i := 0; i < 200 && ctx.Err() == nil; i++ {
-			k := (w + i) % len(ld.mix)
-			if !ld.request(c, br, ld.mix[k]) {
+		for i := 0; i < perConn && ctx.Err() == nil; i++ {
+			if !exchange(c, br, i) {
 				break
 			}
-			ld.done[k].Add(1)
 		}
 		c.Close()
 	}
@@ -300,37 +311,29 @@ func (ld *soakLoad) request(c net.Conn, br *bufio.Reader, sc scenario.Scenario) 
 
 // streamer fetches the video, 20 times per connection, checking its length.
 func (ld *soakLoad) streamer(ctx context.Context) {
-	defer ld.wg.Done()
 	buf := make([]byte, 256<<10)
-	for ctx.Err() == nil {
-		c, ok := ld.dial("stream dial")
-		if !ok {
-			continue
+	ld.connections(ctx, "stream dial", 20, func(c net.Conn, br *bufio.Reader, _ int) bool {
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := c.Write(ld.stream.Request(ld.hostport)); err != nil {
+			ld.fail("stream: write: %v", err)
+			return false
 		}
-		br := bufio.NewReaderSize(c, 64<<10)
-		for i := 0; i < 20 && ctx.Err() == nil; i++ {
-			c.SetDeadline(time.Now().Add(30 * time.Second))
-			if _, err := c.Write(ld.stream.Request(ld.hostport)); err != nil {
-				ld.fail("stream: write: %v", err)
-				break
-			}
-			res, err := http.ReadResponse(br, nil)
-			if err != nil {
-				ld.fail("stream: %v", err)
-				break
-			}
-			n, err := io.CopyBuffer(io.Discard, res.Body, buf)
-			res.Body.Close()
-			if err != nil || n != int64(ld.stream.Want.BodyLen) || res.StatusCode != 200 {
-				if ctx.Err() == nil {
-					ld.fail("stream: status %d, %d of %d bytes, %v", res.StatusCode, n, ld.stream.Want.BodyLen, err)
-				}
-				break
-			}
-			ld.done[3].Add(1)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			ld.fail("stream: %v", err)
+			return false
 		}
-		c.Close()
-	}
+		n, err := io.CopyBuffer(io.Discard, res.Body, buf)
+		res.Body.Close()
+		if err != nil || n != int64(ld.stream.Want.BodyLen) || res.StatusCode != 200 {
+			if ctx.Err() == nil {
+				ld.fail("stream: status %d, %d of %d bytes, %v", res.StatusCode, n, ld.stream.Want.BodyLen, err)
+			}
+			return false
+		}
+		ld.done[3].Add(1)
+		return true
+	})
 }
 
 // logSamples logs the first, largest and last sample and about a dozen in between.

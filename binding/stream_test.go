@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -125,52 +124,42 @@ func slowReaders(t *testing.T, readers, bodyLen int) {
 	stop := make(chan struct{})
 	peak := peakRSS(t, stop)
 	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, readers)
-	for i := 0; i < readers; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			c, err := net.Dial("tcp", addr(a))
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer c.Close()
-			c.(*net.TCPConn).SetReadBuffer(32 << 10)
-			c.SetDeadline(time.Now().Add(40 * time.Second))
-			io.WriteString(c, get("/big"))
-			br := bufio.NewReaderSize(c, 16<<10)
-			res, err := http.ReadResponse(br, nil)
-			if err != nil {
-				errs <- fmt.Errorf("reader %d: %v", i, err)
-				return
-			}
-			buf := make([]byte, 32<<10)
-			got := 0
-			for {
-				n, err := res.Body.Read(buf)
-				for j := 0; j < n; j += 4093 { // spot-check the pattern
-					if buf[j] != bigByte(got+j) {
-						errs <- fmt.Errorf("reader %d: byte %d is %d, want %d", i, got+j, buf[j], bigByte(got+j))
-						return
-					}
+	errs := concurrently(readers, func(i int) error {
+		c, err := net.Dial("tcp", addr(a))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.(*net.TCPConn).SetReadBuffer(32 << 10)
+		c.SetDeadline(time.Now().Add(40 * time.Second))
+		io.WriteString(c, get("/big"))
+		br := bufio.NewReaderSize(c, 16<<10)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return fmt.Errorf("reader %d: %v", i, err)
+		}
+		buf := make([]byte, 32<<10)
+		got := 0
+		for {
+			n, err := res.Body.Read(buf)
+			for j := 0; j < n; j += 4093 { // spot-check the pattern
+				if buf[j] != bigByte(got+j) {
+					return fmt.Errorf("reader %d: byte %d is %d, want %d", i, got+j, buf[j], bigByte(got+j))
 				}
-				got += n
-				if err != nil {
-					break
-				}
-				time.Sleep(4 * time.Millisecond) // slow: at most ~8 MB/s per reader
 			}
-			if got != bodyLen {
-				errs <- fmt.Errorf("reader %d: got %d of %d bytes", i, got, bodyLen)
+			got += n
+			if err != nil {
+				break
 			}
-		}(i)
-	}
-	wg.Wait()
+			time.Sleep(4 * time.Millisecond) // slow: at most ~8 MB/s per reader
+		}
+		if got != bodyLen {
+			return fmt.Errorf("reader %d: got %d of %d bytes", i, got, bodyLen)
+		}
+		return nil
+	})
 	close(stop)
-	close(errs)
-	for err := range errs {
+	for _, err := range errs {
 		t.Error(err)
 	}
 	p := peak()

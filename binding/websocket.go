@@ -260,30 +260,20 @@ func (l *loop) wsDispatch(evs []C.br_ws_event) {
 	for i := range evs {
 		e := &evs[i]
 		id := uint64(e.conn)
+		if e.kind == C.BR_WS_OPEN {
+			l.wsOpen(id, e)
+			continue
+		}
+		ws := l.sock(id)
+		if ws == nil {
+			continue // not an open connection of this loop
+		}
 		switch e.kind {
-		case C.BR_WS_OPEN:
-			ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route], head: string(view(e.data))}
-			idx := int(uint32(id))
-			for idx >= len(l.socks) {
-				l.socks = append(l.socks, nil)
-			}
-			l.socks[idx] = ws
-			if h := ws.rt.h.Open; h != nil {
-				l.wsCall(func() { h(ws) })
-			}
 		case C.BR_WS_MESSAGE:
-			ws := l.sock(id)
-			if ws == nil {
-				continue
-			}
 			if h := ws.rt.h.Message; h != nil {
 				l.wsMessage(h, ws, view(e.data), e.code == C.BR_WS_BINARY)
 			}
 		case C.BR_WS_BUFFERED:
-			ws := l.sock(id)
-			if ws == nil {
-				continue
-			}
 			ws.pending.Add(-int64(e.data.n))
 			ws.backlog.Store(int64(e.code))
 			if ws.refused.Load() && ws.BufferedAmount() < ws.rt.maxBackpressure/2 && ws.refused.CompareAndSwap(true, false) {
@@ -292,10 +282,6 @@ func (l *loop) wsDispatch(evs []C.br_ws_event) {
 				}
 			}
 		case C.BR_WS_CLOSE:
-			ws := l.sock(id)
-			if ws == nil {
-				continue
-			}
 			ws.closed.Store(true)
 			l.socks[int(uint32(id))] = nil
 			if h := ws.rt.h.Close; h != nil {
@@ -303,6 +289,19 @@ func (l *loop) wsDispatch(evs []C.br_ws_event) {
 				l.wsCall(func() { h(ws, code, reason) })
 			}
 		}
+	}
+}
+
+// wsOpen keeps a new connection's WS in its slot and calls the route's Open.
+func (l *loop) wsOpen(id uint64, e *C.br_ws_event) {
+	ws := &WS{l: l, id: id, rt: l.app.wsRoutes[e.route], head: string(view(e.data))}
+	idx := int(uint32(id))
+	for idx >= len(l.socks) {
+		l.socks = append(l.socks, nil)
+	}
+	l.socks[idx] = ws
+	if h := ws.rt.h.Open; h != nil {
+		l.wsCall(func() { h(ws) })
 	}
 }
 

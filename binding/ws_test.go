@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -496,45 +495,34 @@ func TestWSEchoUnderLoad(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		a, _ := wsAppThreads(t, WSConfig{}, threads)
 		for _, path := range []string{"/ws", "/echo"} {
-			var wg sync.WaitGroup
-			errs := make(chan error, 100)
-			for i := 0; i < 100; i++ {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
-					c, _, err := d.Dial(fmt.Sprintf("ws://%s%s", addr(a), path), http.Header{})
-					if err != nil {
-						errs <- err
-						return
+			for _, err := range concurrently(100, func(i int) error {
+				d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
+				c, _, err := d.Dial(fmt.Sprintf("ws://%s%s", addr(a), path), http.Header{})
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				c.SetReadDeadline(time.Now().Add(10 * time.Second))
+				for j := 0; j < 200; j++ {
+					msg := []byte(fmt.Sprintf("%d-%d-%s", i, j, strings.Repeat("x", j)))
+					op := websocket.BinaryMessage
+					if j%3 == 0 {
+						op = websocket.TextMessage
 					}
-					defer c.Close()
-					c.SetReadDeadline(time.Now().Add(10 * time.Second))
-					for j := 0; j < 200; j++ {
-						msg := []byte(fmt.Sprintf("%d-%d-%s", i, j, strings.Repeat("x", j)))
-						op := websocket.BinaryMessage
-						if j%3 == 0 {
-							op = websocket.TextMessage
-						}
-						if err := c.WriteMessage(op, msg); err != nil {
-							errs <- err
-							return
-						}
-						gop, got, err := c.ReadMessage()
-						if err != nil || gop != op || !bytes.Equal(got, msg) {
-							errs <- fmt.Errorf("conn %d msg %d: %v %d %q", i, j, err, gop, got)
-							return
-						}
+					if err := c.WriteMessage(op, msg); err != nil {
+						return err
 					}
-					c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""))
-					if _, _, err := c.ReadMessage(); !websocket.IsCloseError(err, 1000) {
-						errs <- fmt.Errorf("close: %v", err)
+					gop, got, err := c.ReadMessage()
+					if err != nil || gop != op || !bytes.Equal(got, msg) {
+						return fmt.Errorf("conn %d msg %d: %v %d %q", i, j, err, gop, got)
 					}
-				}(i)
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
+				}
+				c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""))
+				if _, _, err := c.ReadMessage(); !websocket.IsCloseError(err, 1000) {
+					return fmt.Errorf("close: %v", err)
+				}
+				return nil
+			}) {
 				t.Fatalf("%s: %v", path, err)
 			}
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bindrace/bindrace/harness/internal/child"
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // ClusterOptions shape the private PostgreSQL cluster the harness starts.
@@ -498,11 +499,4 @@ func (c *Cluster) checkTCP(ctx context.Context) error {
 var pickPort = freePort // a test hands out a taken port through it
 
 // freePort asks the kernel for a loopback port nobody listens on.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return machine.FreePort("127.0.0.1") }

@@ -141,11 +141,7 @@ func TestClusterStartFailureCarriesLog(t *testing.T) {
 func TestClusterUsage(t *testing.T) {
 	c := testCluster(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, c.URL("postgres"))
 	u1, err := c.Usage()
 	if err != nil {
 		t.Fatal(err)

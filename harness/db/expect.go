@@ -49,12 +49,8 @@ func ExpectUser(ctx context.Context, q Querier, id int64) (Answer, error) {
 
 // ExpectUserOrders is list-orders' answer for user id.
 func ExpectUserOrders(ctx context.Context, q Querier, id int64) (Answer, error) {
-	var exists bool
-	if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)", id).Scan(&exists); err != nil {
-		return Answer{}, err
-	}
-	if !exists {
-		return Answer{Status: 404}, nil
+	if found, err := exists(ctx, q, "users", id); err != nil || !found {
+		return notFound(err)
 	}
 	type order struct {
 		ID         int64  `json:"id"`
@@ -66,16 +62,13 @@ func ExpectUserOrders(ctx context.Context, q Querier, id int64) (Answer, error) 
 		return Answer{}, err
 	}
 	orders := []order{}
-	for rows.Next() {
-		var o order
-		var at time.Time
-		if err := rows.Scan(&o.ID, &o.TotalCents, &at); err != nil {
-			return Answer{}, err
-		}
+	var o order
+	var at time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&o.ID, &o.TotalCents, &at}, func() error {
 		o.CreatedAt = FormatTime(at)
 		orders = append(orders, o)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return Answer{}, err
 	}
 	return answer(200, orders)
@@ -83,12 +76,8 @@ func ExpectUserOrders(ctx context.Context, q Querier, id int64) (Answer, error) 
 
 // ExpectOrderTotal is order-total's answer for order id.
 func ExpectOrderTotal(ctx context.Context, q Querier, id int64) (Answer, error) {
-	var exists bool
-	if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM orders WHERE id = $1)", id).Scan(&exists); err != nil {
-		return Answer{}, err
-	}
-	if !exists {
-		return Answer{Status: 404}, nil
+	if found, err := exists(ctx, q, "orders", id); err != nil || !found {
+		return notFound(err)
 	}
 	t := struct {
 		OrderID    int64 `json:"order_id"`
@@ -99,18 +88,31 @@ func ExpectOrderTotal(ctx context.Context, q Querier, id int64) (Answer, error) 
 	if err != nil {
 		return Answer{}, err
 	}
-	for rows.Next() {
-		var qty, price int64
-		if err := rows.Scan(&qty, &price); err != nil {
-			return Answer{}, err
-		}
+	var qty, price int64
+	if _, err := pgx.ForEachRow(rows, []any{&qty, &price}, func() error {
 		t.Items++
 		t.TotalCents += qty * price
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return Answer{}, err
 	}
 	return answer(200, t)
+}
+
+// exists says whether table has a row with id: list-orders and order-total answer 404 for a
+// missing user or order, whatever else they would find.
+func exists(ctx context.Context, q Querier, table string, id int64) (bool, error) {
+	var found bool
+	err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+table+" WHERE id = $1)", id).Scan(&found)
+	return found, err
+}
+
+// notFound is the answer when exists said no (404) or failed (the error).
+func notFound(err error) (Answer, error) {
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Status: 404}, nil
 }
 
 // CheckCreatedOrder checks a create-order response body against the database: it is exactly

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
@@ -66,6 +68,17 @@ func testCluster(t testing.TB) *Cluster {
 		t.Fatalf("this test needs PostgreSQL: %v", shared.err)
 	}
 	return shared.cluster
+}
+
+// connect opens a connection to url for the test, closed when the test ends.
+func connect(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }
 
 // testStore is the shared store at testScale (template bt_template, trial database bt_trial).

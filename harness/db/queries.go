@@ -249,33 +249,58 @@ func checkID(id int64) error {
 	return nil
 }
 
+// execID runs a statement whose one parameter is id, a valid one (checkID), calling row on
+// each row.
+func (q *Queries) execID(ctx context.Context, id int64, stmt, sql string, row func([][]byte)) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	var num [10]byte
+	return q.exec(ctx, stmt, sql, [][]byte{strconv.AppendInt(num[:0], id, 10)}, row)
+}
+
 // AppendUser appends get-user's 200 body for user id to dst:
 // {"id":1,"name":"Ada Lovelace","email":"ada.lovelace1@example.com"}.
 func (q *Queries) AppendUser(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	return q.appendRow(ctx, dst, id, StmtGetUser, SQLGetUser, appendUserRow)
+	return q.appendRow(ctx, dst, id, StmtGetUser, SQLGetUser, userJSON)
 }
 
-// appendUserRow renders get-user's row: {"id":1,"name":"…","email":"…"}.
-func appendUserRow(dst []byte, v [][]byte) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = append(dst, v[0]...)
-	dst = append(dst, `,"name":`...)
-	dst = appendJSONString(dst, v[1])
-	dst = append(dst, `,"email":`...)
-	dst = appendJSONString(dst, v[2])
+// jsonField is one column of a row in its JSON object: the text before its value (the object's
+// opening, a comma and the quoted key) and whether the value is a string to quote. The other
+// values, numbers, are written as PostgreSQL's text format gives them.
+type jsonField struct {
+	prefix string
+	quoted bool
+}
+
+// The bodies' objects, column by column: get-user's {"id":1,"name":"…","email":"…"}, an
+// order of list-orders' {"id":7,"total_cents":2497,"created_at":"…"} and order-total's
+// {"order_id":7,"items":3,"total_cents":2497}.
+var (
+	userJSON       = []jsonField{{`{"id":`, false}, {`,"name":`, true}, {`,"email":`, true}}
+	orderJSON      = []jsonField{{`{"id":`, false}, {`,"total_cents":`, false}, {`,"created_at":`, true}}
+	orderTotalJSON = []jsonField{{`{"order_id":`, false}, {`,"items":`, false}, {`,"total_cents":`, false}}
+)
+
+// appendObject appends the JSON object of a row's values v, described by fields.
+func appendObject(dst []byte, fields []jsonField, v [][]byte) []byte {
+	for i, f := range fields {
+		dst = append(dst, f.prefix...)
+		if f.quoted {
+			dst = appendJSONString(dst, v[i])
+		} else {
+			dst = append(dst, v[i]...)
+		}
+	}
 	return append(dst, '}')
 }
 
-// appendRow runs a single-row statement for id and appends write's rendering of the row to dst,
-// or returns dst unchanged with ErrNotFound when there is no row (or with the error).
-func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql string, write func([]byte, [][]byte) []byte) ([]byte, error) {
-	if err := checkID(id); err != nil {
-		return dst, err
-	}
-	var num [10]byte
+// appendRow runs a single-row statement for id and appends the row's JSON object to dst, or
+// returns dst unchanged with ErrNotFound when there is no row (or with the error).
+func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql string, fields []jsonField) ([]byte, error) {
 	start, found := len(dst), false
-	err := q.exec(ctx, stmt, sql, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
-		dst = write(dst, v)
+	err := q.execID(ctx, id, stmt, sql, func(v [][]byte) {
+		dst = appendObject(dst, fields, v)
 		found = true
 	})
 	if err != nil {
@@ -291,13 +316,9 @@ func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql
 // newest first, [{"id":7,"total_cents":2497,"created_at":"2025-03-04T05:06:07Z"},…], or [] for
 // a user without orders.
 func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	if err := checkID(id); err != nil {
-		return dst, err
-	}
-	var num [10]byte
 	start, rows, orders := len(dst), 0, 0
 	dst = append(dst, '[')
-	err := q.exec(ctx, StmtListOrders, SQLListOrders, [][]byte{strconv.AppendInt(num[:0], id, 10)}, func(v [][]byte) {
+	err := q.execID(ctx, id, StmtListOrders, SQLListOrders, func(v [][]byte) {
 		rows++
 		if v[0] == nil { // the user exists and has no order
 			return
@@ -306,13 +327,7 @@ func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([
 			dst = append(dst, ',')
 		}
 		orders++
-		dst = append(dst, `{"id":`...)
-		dst = append(dst, v[0]...)
-		dst = append(dst, `,"total_cents":`...)
-		dst = append(dst, v[1]...)
-		dst = append(dst, `,"created_at":`...)
-		dst = appendJSONString(dst, v[2])
-		dst = append(dst, '}')
+		dst = appendObject(dst, orderJSON, v)
 	})
 	if err != nil {
 		return dst[:start], err
@@ -326,18 +341,7 @@ func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([
 // AppendOrderTotal appends order-total's 200 body for order id to dst:
 // {"order_id":7,"items":3,"total_cents":2497}.
 func (q *Queries) AppendOrderTotal(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	return q.appendRow(ctx, dst, id, StmtOrderTotal, SQLOrderTotal, appendOrderTotalRow)
-}
-
-// appendOrderTotalRow renders order-total's row: {"order_id":7,"items":3,"total_cents":2497}.
-func appendOrderTotalRow(dst []byte, v [][]byte) []byte {
-	dst = append(dst, `{"order_id":`...)
-	dst = append(dst, v[0]...)
-	dst = append(dst, `,"items":`...)
-	dst = append(dst, v[1]...)
-	dst = append(dst, `,"total_cents":`...)
-	dst = append(dst, v[2]...)
-	return append(dst, '}')
+	return q.appendRow(ctx, dst, id, StmtOrderTotal, SQLOrderTotal, orderTotalJSON)
 }
 
 // AppendCreateOrder inserts order o and its items in one transaction and appends

@@ -93,35 +93,25 @@ func TestSeedMatchesGenerator(t *testing.T) {
 // checkRowsMatchGenerator: every row of the seeded template equals the generator's.
 func checkRowsMatchGenerator(t *testing.T, ctx context.Context, conn *pgx.Conn, d Dataset) {
 	t.Helper()
-	rows, _ := conn.Query(ctx, "SELECT id, name, email FROM users ORDER BY id")
-	users, err := pgx.CollectRows(rows, pgx.RowToStructByPos[User])
+	checkTable(t, ctx, conn, "SELECT id, name, email FROM users ORDER BY id", d.User, func(a, b User) bool { return a == b })
+	checkTable(t, ctx, conn, "SELECT id, user_id, total_cents, created_at FROM orders ORDER BY id", d.Order, func(a, b Order) bool {
+		return a.ID == b.ID && a.UserID == b.UserID && a.TotalCents == b.TotalCents && a.CreatedAt.Equal(b.CreatedAt)
+	})
+	checkTable(t, ctx, conn, "SELECT id, order_id, sku, qty, price_cents FROM order_items ORDER BY id", d.Item, func(a, b Item) bool { return a == b })
+}
+
+// checkTable reads the rows of query, in id order, and checks row i against the generator's
+// row(i) with same.
+func checkTable[T any](t *testing.T, ctx context.Context, conn *pgx.Conn, query string, row func(int64) T, same func(a, b T) bool) {
+	t.Helper()
+	rows, _ := conn.Query(ctx, query) // an error shows in CollectRows
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[T])
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, u := range users {
-		if u != d.User(int64(i)) {
-			t.Fatalf("users row %d = %+v, generator says %+v", i, u, d.User(int64(i)))
-		}
-	}
-	rows, _ = conn.Query(ctx, "SELECT id, user_id, total_cents, created_at FROM orders ORDER BY id")
-	orders, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Order])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, o := range orders {
-		want := d.Order(int64(i))
-		if o.ID != want.ID || o.UserID != want.UserID || o.TotalCents != want.TotalCents || !o.CreatedAt.Equal(want.CreatedAt) {
-			t.Fatalf("orders row %d = %+v, generator says %+v", i, o, want)
-		}
-	}
-	rows, _ = conn.Query(ctx, "SELECT id, order_id, sku, qty, price_cents FROM order_items ORDER BY id")
-	items, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Item])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, it := range items {
-		if it != d.Item(int64(i)) {
-			t.Fatalf("order_items row %d = %+v, generator says %+v", i, it, d.Item(int64(i)))
+	for i, r := range got {
+		if want := row(int64(i)); !same(r, want) {
+			t.Fatalf("%s: row %d = %+v, generator says %+v", query, i, r, want)
 		}
 	}
 }
@@ -165,12 +155,7 @@ func TestResetIsDeterministic(t *testing.T) {
 	if sum2 != sum1 {
 		t.Fatalf("checksum after reset %q, want %q", sum2, sum1)
 	}
-	conn, err := pgx.Connect(ctx, s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	a, err := ExpectOrderTotal(ctx, conn, wantID)
+	a, err := ExpectOrderTotal(ctx, connect(t, s.URL()), wantID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +170,7 @@ func TestUnmarkedDatabaseIsLeftUntouched(t *testing.T) {
 	c := testCluster(t)
 	s := testStore(t)
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := connect(t, c.URL("postgres"))
 	// The test owns these two; they are made from scratch each run.
 	for _, name := range []string{"bt_foreign", "bt_fake_marker"} {
 		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
@@ -276,18 +257,14 @@ func (f progressFunc) Write(p []byte) (int, error) { f(string(p)); return len(p)
 // next run to trip over, not even a marked, incomplete database.
 func TestCancelledSeedingLeavesNoTemplate(t *testing.T) {
 	c := testCluster(t)
-	admin, err := pgx.Connect(context.Background(), c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
+	admin := connect(t, c.URL("postgres"))
 	if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS bt_cancel_template"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	loaded := false
-	_, err = Open(ctx, Options{URL: c.URL("postgres"), Database: "bt_cancel_trial", Template: "bt_cancel_template", Scale: testScale,
+	_, err := Open(ctx, Options{URL: c.URL("postgres"), Database: "bt_cancel_trial", Template: "bt_cancel_template", Scale: testScale,
 		Progress: progressFunc(func(line string) {
 			if strings.Contains(line, "loaded in") {
 				loaded = true

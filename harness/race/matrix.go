@@ -3,12 +3,10 @@ package race
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/profile"
-	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -21,9 +19,7 @@ func Matrix(ctx context.Context, o Options) int {
 	prog := NewProgress(o.Stderr)
 	ms, err := newMatrixSession(ctx, &o, prog)
 	if err != nil {
-		prog.Done()
-		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", err)
-		return 2
+		return setUpFailed(prog, o.Stderr, "matrix", err)
 	}
 	defer ms.st.close()
 	runs, cut := ms.rounds(ctx)
@@ -41,15 +37,7 @@ func Matrix(ctx context.Context, o Options) int {
 	}
 	stats.SummarizeMatrix(&m)
 	m.Finished = time.Now().UTC()
-	werr := ms.write(&m, runs)
-	if werr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace matrix: %v\n", werr)
-	}
-	ms.print(&m)
-	if m.Incomplete != "" || werr != nil {
-		return 2
-	}
-	return 0
+	return finish("matrix", o.Stderr, m.Incomplete, func() error { return ms.write(&m, runs) }, func() { ms.print(&m) })
 }
 
 // matrixSession is a matrix once it is set up.
@@ -98,21 +86,13 @@ func newMatrixSession(ctx context.Context, o *Options, prog *Progress) (*matrixS
 	ms.orders = MatrixOrders(o.Targets, o.Profile.Rounds, o.Seed)
 	method := append(methodLines(pl), fmt.Sprintf("matrix: %d rounds, each in an order shuffled from seed %d (math/rand/v2 PCG)", o.Profile.Rounds, o.Seed))
 	ms.st, err = setUp(ctx, o, pl, prog, o.Targets, []scenario.Scenario{ms.sc}, method, func(man *session.Manifest) {
-		ms.warnings = append(ms.warnings, man.Warnings...)
-		for _, w := range ms.warnings {
-			prog.Logf("warning: %s", w)
-		}
+		logWarnings(prog, &ms.warnings, man)
 		prog.Logf("matrix %s: profile %s, %s, %d rounds × %s, seed %d", strings.Join(o.Targets, ","), pl.Profile, racesText(races[:1]), len(ms.orders), pl.Duration, o.Seed)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ms.dir = o.Out
-	if ms.dir == "" {
-		ms.dir = filepath.Join(ResultsDir(), ms.st.started.Format("20060102-150405")+"-matrix-"+session.SafeName(strings.Join(o.Targets, "-")))
-	}
-	if err := session.CreateDir(ms.dir); err != nil {
-		ms.st.close()
+	if ms.dir, err = ms.st.makeDir(o.Out, "matrix", o.Targets); err != nil {
 		return nil, err
 	}
 	return ms, nil
@@ -142,16 +122,7 @@ func (ms *matrixSession) rounds(ctx context.Context) (runs []session.Run, cut er
 
 // write writes the matrix's summary.json, raw.json and manifest.json, then its reports.
 func (ms *matrixSession) write(m *session.Matrix, runs []session.Run) error {
-	if err := session.WriteJSON(filepath.Join(ms.dir, session.SummaryFile), m); err != nil {
-		return err
-	}
-	if err := session.WriteJSON(filepath.Join(ms.dir, session.RawFile), session.Raw{Runs: runs}); err != nil {
-		return err
-	}
-	if err := session.WriteJSON(filepath.Join(ms.dir, session.ManifestFile), ms.st.man); err != nil {
-		return err
-	}
-	return report.WriteAll(ms.dir)
+	return writeSession(ms.dir, m, session.Raw{Runs: runs}, ms.st.man)
 }
 
 // print prints summary.json with JSON, else each target's figures and the headline.

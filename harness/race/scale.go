@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
-	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -46,9 +44,7 @@ func Scale(ctx context.Context, o ScaleOptions) int {
 	prog := NewProgress(o.Stderr)
 	ss, err := newScaleSession(ctx, &o, prog)
 	if err != nil {
-		prog.Done()
-		fmt.Fprintf(o.Stderr, "bindrace scale: %v\n", err)
-		return 2
+		return setUpFailed(prog, o.Stderr, "scale", err)
 	}
 	defer ss.st.close()
 	runs, cut := ss.points(ctx)
@@ -63,15 +59,7 @@ func Scale(ctx context.Context, o ScaleOptions) int {
 	}
 	stats.SummarizeScale(&s)
 	s.Finished = time.Now().UTC()
-	werr := ss.write(&s)
-	if werr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace scale: %v\n", werr)
-	}
-	ss.print(&s)
-	if s.Incomplete != "" || werr != nil {
-		return 2
-	}
-	return 0
+	return finish("scale", o.Stderr, s.Incomplete, func() error { return ss.write(&s) }, func() { ss.print(&s) })
 }
 
 // CheckScale checks a scale's targets and thread counts before anything starts: at least one
@@ -178,21 +166,13 @@ func newScaleSession(ctx context.Context, o *ScaleOptions, prog *Progress) (*sca
 	ss.pl.CPUsServer, _, _ = ScaleCPUs(o.Threads[0], pl.CPUsServer, pl.CPUsClient, runtime.NumCPU())
 	method := append(methodLines(ss.pl), fmt.Sprintf("scale: threads %s, %d round(s) per point, target order reversed every round and point; a point's figures are the medians of its runs", intsText(o.Threads), ss.rounds))
 	ss.st, err = setUp(ctx, &o.Options, ss.pl, prog, o.Targets, []scenario.Scenario{ss.sc}, method, func(man *session.Manifest) {
-		ss.warn = append(ss.warn, man.Warnings...)
-		for _, w := range ss.warn {
-			prog.Logf("warning: %s", w)
-		}
+		logWarnings(prog, &ss.warn, man)
 		prog.Logf("scale %s: threads %s, profile %s, %s, %d round(s) × %s, client CPUs %q", strings.Join(o.Targets, ","), intsText(o.Threads), pl.Profile, racesText(races[:1]), ss.rounds, pl.Duration, pl.CPUsClient)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ss.dir = o.Out
-	if ss.dir == "" {
-		ss.dir = filepath.Join(ResultsDir(), ss.st.started.Format("20060102-150405")+"-scale-"+session.SafeName(strings.Join(o.Targets, "-")))
-	}
-	if err := session.CreateDir(ss.dir); err != nil {
-		ss.st.close()
+	if ss.dir, err = ss.st.makeDir(o.Out, "scale", o.Targets); err != nil {
 		return nil, err
 	}
 	return ss, nil
@@ -212,15 +192,7 @@ func (ss *scaleSession) write(s *session.Scale) error {
 	for _, r := range s.Runs {
 		raw.Runs = append(raw.Runs, r.Run)
 	}
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{session.SummaryFile, s}, {session.RawFile, raw}, {session.ManifestFile, ss.st.man}} {
-		if err := session.WriteJSON(filepath.Join(ss.dir, f.name), f.v); err != nil {
-			return err
-		}
-	}
-	return report.WriteAll(ss.dir)
+	return writeSession(ss.dir, s, raw, ss.st.man)
 }
 
 // print prints summary.json with JSON, else one line per point and the results directory.

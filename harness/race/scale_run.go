@@ -106,24 +106,21 @@ type driveFunc = func(ctx context.Context, warmup, duration time.Duration, h loa
 // wrap returns drive with the window's start and end also read by g.
 func (g *genCPU) wrap(drive driveFunc) driveFunc {
 	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
-		start, end := h.MeasureStart, h.MeasureEnd
-		h.MeasureStart = func() {
-			g.mu.Lock()
-			g.cpu0, g.t0 = selfCPU(), time.Now()
-			g.mu.Unlock()
-			if start != nil {
-				start()
-			}
-		}
-		h.MeasureEnd = func() {
-			g.mu.Lock()
-			g.cpu1, g.t1 = selfCPU(), time.Now()
-			g.mu.Unlock()
-			if end != nil {
-				end()
-			}
-		}
+		h.MeasureStart = g.mark(&g.cpu0, &g.t0, h.MeasureStart)
+		h.MeasureEnd = g.mark(&g.cpu1, &g.t1, h.MeasureEnd)
 		return drive(ctx, warmup, duration, h)
+	}
+}
+
+// mark returns a hook that reads the CPU time and the clock into cpu and at, then calls next.
+func (g *genCPU) mark(cpu *time.Duration, at *time.Time, next func()) func() {
+	return func() {
+		g.mu.Lock()
+		*cpu, *at = selfCPU(), time.Now()
+		g.mu.Unlock()
+		if next != nil {
+			next()
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -79,9 +78,7 @@ func Sweep(ctx context.Context, o SweepOptions) int {
 	prog := NewProgress(o.Stderr)
 	ss, err := newSweepSession(ctx, o, prog)
 	if err != nil {
-		prog.Done()
-		fmt.Fprintf(o.Stderr, "bindrace sweep: %v\n", err)
-		return 2
+		return setUpFailed(prog, o.Stderr, "sweep", err)
 	}
 	defer ss.st.close()
 	cut := ss.measure(ctx)
@@ -91,15 +88,7 @@ func Sweep(ctx context.Context, o SweepOptions) int {
 	}
 	stats.SummarizeSweep(&ss.sw)
 	ss.sw.Finished = time.Now().UTC()
-	werr := ss.write()
-	if werr != nil {
-		fmt.Fprintf(o.Stderr, "bindrace sweep: %v\n", werr)
-	}
-	ss.print()
-	if ss.sw.Incomplete != "" || werr != nil {
-		return 2
-	}
-	return 0
+	return finish("sweep", o.Stderr, ss.sw.Incomplete, ss.write, ss.print)
 }
 
 // newSweepSession checks o, sets the sweep up (setUp: targets resolved and verified) and
@@ -125,10 +114,7 @@ func newSweepSession(ctx context.Context, o SweepOptions, prog *Progress) (*swee
 	ss.sw.Shape = o.shape(pl, ss.sc.Name, ss.race.Connections, ss.race.Pipelining)
 	method := append(methodLines(pl), "sweep: one open-loop run per target at each rate, the targets' order alternating from one rate to the next")
 	ss.st, err = setUp(ctx, &ss.o.Options, pl, prog, o.Targets, []scenario.Scenario{ss.sc}, method, func(man *session.Manifest) {
-		ss.sw.Warnings = append(ss.sw.Warnings, man.Warnings...)
-		for _, w := range ss.sw.Warnings {
-			prog.Logf("warning: %s", w)
-		}
+		logWarnings(prog, &ss.sw.Warnings, man)
 		prog.Logf("sweep %s: profile %s, %s, %d points × %s", strings.Join(o.Targets, ","), pl.Profile, racesText([]profile.Race{ss.race}),
 			max(len(o.Rates), len(o.Fractions)), pl.Duration)
 	})
@@ -136,12 +122,7 @@ func newSweepSession(ctx context.Context, o SweepOptions, prog *Progress) (*swee
 		return nil, err
 	}
 	ss.sw.Started = ss.st.started
-	ss.dir = o.Out
-	if ss.dir == "" {
-		ss.dir = filepath.Join(ResultsDir(), ss.st.started.Format("20060102-150405")+"-sweep-"+session.SafeName(strings.Join(o.Targets, "-")))
-	}
-	if err := session.CreateDir(ss.dir); err != nil {
-		ss.st.close()
+	if ss.dir, err = ss.st.makeDir(o.Out, "sweep", o.Targets); err != nil {
 		return nil, err
 	}
 	return ss, nil

@@ -3,12 +3,10 @@ package race
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/bindrace/bindrace/harness/report"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -65,15 +63,7 @@ func roundRate(r float64) float64 { return max(1, float64(int64(r+0.5))) }
 // write writes the sweep's summary.json, raw.json (with the histograms) and manifest.json,
 // then its reports.
 func (ss *sweepSession) write() error {
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{session.SummaryFile, ss.sw}, {session.RawFile, session.Raw{Runs: ss.raw}}, {session.ManifestFile, ss.st.man}} {
-		if err := session.WriteJSON(filepath.Join(ss.dir, f.name), f.v); err != nil {
-			return err
-		}
-	}
-	return report.WriteAll(ss.dir)
+	return writeSession(ss.dir, ss.sw, session.Raw{Runs: ss.raw}, ss.st.man)
 }
 
 // print prints summary.json with JSON; else each point, the warnings and, per target, the rate

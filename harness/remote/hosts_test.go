@@ -72,7 +72,7 @@ func TestFacts(t *testing.T) {
 
 func TestRequireNode(t *testing.T) {
 	t.Parallel()
-	l := needLab(t)
+	l := lab.Get(t)
 	ctx := testContext(t)
 	cl := host(t, l.Clients[1])
 
@@ -119,12 +119,8 @@ func TestUnreachableHost(t *testing.T) {
 
 func TestRefusedKey(t *testing.T) {
 	t.Parallel()
-	l := needLab(t)
-	key, err := l.NewKey("stranger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := l.WriteConfig("stranger.ssh_config", key)
+	l := lab.Get(t)
+	cfg, err := l.RefusedConfig("stranger")
 	if err != nil {
 		t.Fatal(err)
 	}

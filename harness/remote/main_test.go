@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,15 +42,10 @@ func TestMain(m *testing.M) {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sig
-		closeLab()
+		lab.Close()
 		os.Exit(1)
 	}()
-	code := m.Run()
-	if err := closeLab(); err != nil {
-		fmt.Fprintln(os.Stderr, "netnstest:", err)
-		code = 1
-	}
-	os.Exit(code)
+	os.Exit(lab.Run(m))
 }
 
 func serveMode(addr string) int {
@@ -102,39 +96,8 @@ func startAtMode(s string) int {
 	return 0
 }
 
-var (
-	labOnce sync.Once
-	labMu   sync.Mutex
-	lab     *netnstest.Lab
-	labErr  error
-)
-
-// needLab starts the package's lab on first use: a server and two client hosts.
-func needLab(t *testing.T) *netnstest.Lab {
-	t.Helper()
-	labOnce.Do(func() {
-		l, err := netnstest.Start(netnstest.Options{})
-		labMu.Lock()
-		lab, labErr = l, err
-		labMu.Unlock()
-	})
-	if errors.Is(labErr, netnstest.ErrNoCapability) {
-		t.Skip("needs real hosts in network namespaces: " + labErr.Error())
-	}
-	if labErr != nil {
-		t.Fatal(labErr)
-	}
-	return lab
-}
-
-func closeLab() error {
-	labMu.Lock()
-	defer labMu.Unlock()
-	if lab == nil {
-		return nil
-	}
-	return lab.Close()
-}
+// lab is the package's lab, a server and two client hosts, started by the first test to need it.
+var lab netnstest.Shared
 
 func host(t *testing.T, h netnstest.Host) Host {
 	t.Helper()
@@ -148,7 +111,7 @@ func host(t *testing.T, h netnstest.Host) Host {
 // labRunner is a Runner for the lab: its ssh config, short timeouts.
 func labRunner(t *testing.T, o Options) (*netnstest.Lab, *Runner) {
 	t.Helper()
-	l := needLab(t)
+	l := lab.Get(t)
 	if o.ConfigFile == "" {
 		o.ConfigFile = l.ConfigFile
 	}
@@ -194,41 +157,38 @@ func testContext(t *testing.T) context.Context {
 
 // localGroup lists the live (not zombie) processes of process group pgid.
 func localGroup(pgid int) []int {
-	var pids []int
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range dirs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
+	return localProcs("stat", func(_ int, stat string) bool {
+		i := strings.LastIndexByte(stat, ')') // the command name may hold spaces and parentheses
 		if i < 0 {
-			continue
+			return false
 		}
-		fields := strings.Fields(s[i+1:])
+		fields := strings.Fields(stat[i+1:])
 		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
+			return false
 		}
-		if g, _ := strconv.Atoi(fields[2]); g == pgid {
-			pid, _ := strconv.Atoi(strings.Split(f, "/")[2])
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+		g, _ := strconv.Atoi(fields[2])
+		return g == pgid
+	})
 }
 
 // localTagged lists the live processes whose environment holds tag.
 func localTagged(tag string) []int {
+	return localProcs("environ", func(pid int, environ string) bool {
+		return pid != os.Getpid() && strings.Contains(environ, tag)
+	})
+}
+
+// localProcs lists the processes whose /proc/PID/file match says yes to; a process gone while
+// it is read is left out.
+func localProcs(file string, match func(pid int, content string) bool) []int {
 	var pids []int
-	files, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, f := range files {
+	paths, _ := filepath.Glob("/proc/[0-9]*/" + file)
+	for _, f := range paths {
 		b, err := os.ReadFile(f)
-		if err != nil || !strings.Contains(string(b), tag) {
+		if err != nil {
 			continue
 		}
-		pid, _ := strconv.Atoi(strings.Split(f, "/")[2])
-		if pid != os.Getpid() {
+		if pid, _ := strconv.Atoi(strings.Split(f, "/")[2]); match(pid, string(b)) {
 			pids = append(pids, pid)
 		}
 	}

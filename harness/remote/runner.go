@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,24 +50,10 @@ func NewRunner(o Options) (*Runner, error) {
 			return nil, fmt.Errorf("ssh config file: %w", err)
 		}
 	}
-	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = 5 * time.Second
-	}
-	if o.AliveInterval <= 0 {
-		o.AliveInterval = 5 * time.Second
-	}
-	if o.CommandTimeout <= 0 {
-		o.CommandTimeout = 30 * time.Second
-	}
-	if o.SSH == "" {
-		o.SSH = "ssh"
-	}
-	if o.SCP == "" {
-		o.SCP = "scp"
-	}
-	if o.Node == "" {
-		o.Node = "node"
-	}
+	o.ConnectTimeout = positiveOr(o.ConnectTimeout, 5*time.Second)
+	o.AliveInterval = positiveOr(o.AliveInterval, 5*time.Second)
+	o.CommandTimeout = positiveOr(o.CommandTimeout, 30*time.Second)
+	o.SSH, o.SCP, o.Node = cmp.Or(o.SSH, "ssh"), cmp.Or(o.SCP, "scp"), cmp.Or(o.Node, "node")
 	for _, bin := range []string{o.SSH, o.SCP} {
 		if _, err := exec.LookPath(bin); err != nil {
 			return nil, fmt.Errorf("%s not found (package openssh-client): %w", bin, err)
@@ -78,6 +65,14 @@ func NewRunner(o Options) (*Runner, error) {
 		}
 	}
 	return &Runner{o: o}, nil
+}
+
+// positiveOr is d, or def when d is not positive: a duration option left unset.
+func positiveOr(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // The kinds of failure an *Error carries; test them with errors.Is.

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,21 +87,13 @@ func (r *Runner) NewSession(o SessionOptions) (*Session, error) {
 	if !sessionIDPattern.MatchString(o.ID) || strings.Trim(o.ID, ".") == "" {
 		return nil, fmt.Errorf("session id %q: want 1-64 of A-Z a-z 0-9 . _ -", o.ID)
 	}
-	if o.BaseDir == "" {
-		o.BaseDir = "/tmp"
-	}
+	o.BaseDir = cmp.Or(o.BaseDir, "/tmp")
 	if !path.IsAbs(o.BaseDir) || strings.ContainsAny(o.BaseDir, "\n\x00") {
 		return nil, fmt.Errorf("session base directory %q: want an absolute path", o.BaseDir)
 	}
-	if o.StopGrace <= 0 {
-		o.StopGrace = 3 * time.Second
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 5 * time.Second
-	}
-	if o.Silence <= 0 {
-		o.Silence = 30 * time.Second
-	}
+	o.StopGrace = positiveOr(o.StopGrace, 3*time.Second)
+	o.Heartbeat = positiveOr(o.Heartbeat, 5*time.Second)
+	o.Silence = positiveOr(o.Silence, 30*time.Second)
 	if o.Silence < o.Heartbeat+time.Second {
 		return nil, fmt.Errorf("session silence %s must exceed the heartbeat %s by at least 1s", o.Silence, o.Heartbeat)
 	}

@@ -13,19 +13,17 @@ import (
 // and every run.
 func matrixDocument(sd *sessionDir) document {
 	m := sd.matrix
-	d := document{Title: fmt.Sprintf("Matrix — %s: %s", m.Scenario, strings.Join(m.Targets, ", "))}
+	d := document{Title: sessionTitle("Matrix", m.Scenario, m.Targets)}
 	sh := m.Shape
 	rounds := firstNonZero(sh.Rounds, len(m.Orders))
 	d.list(
 		fmt.Sprintf("%d targets × %d rounds, %d runs", len(m.Targets), rounds, len(m.Runs)),
 		fmt.Sprintf("%d connections", sh.Connections),
 		fmt.Sprintf("pipelining %d", sh.Pipelining),
-		fmt.Sprintf("%s per run, %s warm-up, %s cool-down", fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS)),
+		runTimes(sh),
 		fmt.Sprintf("order seed %d", m.Seed),
 	)
-	if m.Incomplete != "" {
-		d.p("The session stopped early: " + m.Incomplete + ".")
-	}
+	d.stoppedEarly(m.Incomplete, "")
 
 	d.h2("Per target")
 	var rows [][]string

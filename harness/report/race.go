@@ -90,9 +90,7 @@ func gateSection(d *document, s *session.Summary) {
 	if len(s.Reasons) > 0 {
 		d.list(s.Reasons...)
 	}
-	if s.Incomplete != "" {
-		d.p("The session stopped early: " + s.Incomplete + ".")
-	}
+	d.stoppedEarly(s.Incomplete, "")
 
 }
 
@@ -312,6 +310,23 @@ func tailSections(d *document, warnings, command []string, manifest map[string]a
 		d.table([]string{"key", "value"}, manifestRows(manifest))
 	} else {
 		d.p("No manifest.json in this session.")
+	}
+}
+
+// sessionTitle is the title of a matrix, scale or sweep: its kind, scenario and targets.
+func sessionTitle(kind, scenario string, targets []string) string {
+	return fmt.Sprintf("%s — %s: %s", kind, scenario, strings.Join(targets, ", "))
+}
+
+// runTimes is one run's duration, warm-up and cool-down.
+func runTimes(sh session.Shape) string {
+	return fmt.Sprintf("%s per run, %s warm-up, %s cool-down", fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS))
+}
+
+// stoppedEarly says why the session stopped before its end, if it did; more follows the reason.
+func (d *document) stoppedEarly(incomplete, more string) {
+	if incomplete != "" {
+		d.p("The session stopped early: " + incomplete + "." + more)
 	}
 }
 

@@ -88,7 +88,7 @@ func renderT(t *testing.T, dir, format string) string {
 func TestMarkdown(t *testing.T) {
 	dir, s := writeRace(t, "binding")
 	md := renderT(t, dir, "md")
-	for _, want := range []string{
+	expectAll(t, "markdown", md,
 		"# binding vs uws — ping",
 		"**binding +12.7% vs uws (pinned 20.30.0), 10/10 pairs won, regression threshold passed**",
 		"+12.71% throughput against the pinned upstream uws 20.30.0",
@@ -103,11 +103,7 @@ func TestMarkdown(t *testing.T) {
 		"cycles: not supported: no PMU in this VM (ENOENT)",
 		"bindrace race --a binding --b uws --profile release-linux",
 		"| versions.node | v20.18.0 |", "| cpus | 2 |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q", want)
-		}
-	}
+	)
 	for _, p := range s.Pairs {
 		row := "| " + []string{"01", "02", "03", "04", "05", "06", "07", "08", "09", "10"}[p.Index-1] + " | " + p.Order + " | " + fmtRPS(p.A.RPS)
 		if !strings.Contains(md, row) {
@@ -194,11 +190,7 @@ func TestHTMLIsThePageWithTheSession(t *testing.T) {
 		t.Fatal("a target name reached the page unescaped")
 	}
 	// The page draws itself from the embedded session (its browser test checks what it shows).
-	for _, want := range []string{"<!DOCTYPE html>", `id="bindrace-data"`, `\u003cscript\u003ealert(1)`} {
-		if !strings.Contains(html, want) {
-			t.Errorf("html lacks %q", want)
-		}
-	}
+	expectAll(t, "html", html, "<!DOCTYPE html>", `id="bindrace-data"`, `\u003cscript\u003ealert(1)`)
 	// The SVG namespace URI is a name, not a fetch; anything that loads would be src/href/url().
 	for _, fetch := range []string{`src="http`, `href="http`, "url(http", "<link", "import("} {
 		if strings.Contains(html, fetch) {
@@ -225,11 +217,7 @@ func TestWriteAllAndFailedPair(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
-	for _, want := range []string{"failed: server exited with status 139", "session incomplete", "uws crashed in pair 4", "left out of the statistics"} {
-		if !strings.Contains(string(md), want) {
-			t.Errorf("summary.md lacks %q", want)
-		}
-	}
+	expectAll(t, "summary.md", string(md), "failed: server exited with status 139", "session incomplete", "uws crashed in pair 4", "left out of the statistics")
 	bf := renderT(t, dir, "benchfmt")
 	if strings.Count(bf, "BenchmarkRace/target=uws/scenario=ping ") != 9 || !strings.Contains(bf, "# left out a failed run of uws") {
 		t.Errorf("failed run not left out of benchfmt:\n%s", bf)
@@ -255,12 +243,8 @@ func TestMatrix(t *testing.T) {
 	dir := t.TempDir()
 	writeJSON(t, filepath.Join(dir, "summary.json"), m)
 	md := renderT(t, dir, "md")
-	for _, want := range []string{"# Matrix — ping: binding, fasthttp, uws", "order seed 42", "round 2: fasthttp, uws, binding",
-		"Slot correlation r = +", "## All 6 runs, no selection.", "| fasthttp | 303,000 |", "No manifest.json"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("matrix markdown lacks %q\n%s", want, md)
-		}
-	}
+	expectAll(t, "matrix markdown", md, "# Matrix — ping: binding, fasthttp, uws", "order seed 42", "round 2: fasthttp, uws, binding",
+		"Slot correlation r = +", "## All 6 runs, no selection.", "| fasthttp | 303,000 |", "No manifest.json")
 	rows, err := csv.NewReader(strings.NewReader(renderT(t, dir, "csv"))).ReadAll()
 	if err != nil || len(rows) != len(runs)+1 || rows[4][0] != "2" || rows[4][1] != "fasthttp uws binding" {
 		t.Errorf("matrix csv: %v %q", err, rows)
@@ -287,5 +271,21 @@ func TestFormat(t *testing.T) {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
+	}
+}
+
+// expectAll checks that text, a rendered report named by what, holds every one of wants; the
+// text is logged once when any is missing.
+func expectAll(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	missing := false
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q", what, want)
+			missing = true
+		}
+	}
+	if missing {
+		t.Logf("%s:\n%s", what, text)
 	}
 }

@@ -13,17 +13,15 @@ import (
 // curves, and every run.
 func scaleDocument(sd *sessionDir) document {
 	s := sd.scale
-	d := document{Title: fmt.Sprintf("Scale — %s: %s", s.Scenario, strings.Join(s.Targets, ", "))}
+	d := document{Title: sessionTitle("Scale", s.Scenario, s.Targets)}
 	sh := s.Shape
 	d.list(
 		fmt.Sprintf("threads %s × %d target(s) × %d round(s), %d runs", joinInts(s.Threads), len(s.Targets), s.Rounds, len(s.Runs)),
 		fmt.Sprintf("%d connections, pipelining %d, %d client worker(s) on CPUs %q", sh.Connections, sh.Pipelining, sh.Workers, sh.CPUsClient),
-		fmt.Sprintf("%s per run, %s warm-up, %s cool-down", fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS)),
+		runTimes(sh),
 		fmt.Sprintf("efficiency against %d thread(s): (rps ÷ threads) ÷ (base rps ÷ base threads)", s.BaseThreads),
 	)
-	if s.Incomplete != "" {
-		d.p("The session stopped early: " + s.Incomplete + ". The points below hold what was measured.")
-	}
+	d.stoppedEarly(s.Incomplete, " The points below hold what was measured.")
 	unit := "rps"
 	if s.Unit != "" {
 		unit = s.Unit

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/bindrace/bindrace/harness/session"
 )
@@ -13,16 +12,14 @@ import (
 // fractions were taken of, and how to reproduce it.
 func sweepDocument(sd *sessionDir) document {
 	sw := sd.sweep
-	d := document{Title: fmt.Sprintf("Sweep — %s: %s", sw.Scenario, strings.Join(sw.Targets, ", "))}
+	d := document{Title: sessionTitle("Sweep", sw.Scenario, sw.Targets)}
 	sh := sw.Shape
 	d.list(
 		fmt.Sprintf("%d targets × %d rates, one open-loop run each, the targets' order alternating from one rate to the next", len(sw.Targets), max(len(sw.Rates), len(sw.Fractions))),
 		fmt.Sprintf("%d connections, pipelining %d", sh.Connections, sh.Pipelining),
-		fmt.Sprintf("%s per run, %s warm-up, %s cool-down", fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS)),
+		runTimes(sh),
 	)
-	if sw.Incomplete != "" {
-		d.p("The session stopped early: " + sw.Incomplete + ".")
-	}
+	d.stoppedEarly(sw.Incomplete, "")
 	if sw.SLOMs > 0 {
 		slo := strconv.FormatFloat(sw.SLOMs, 'f', -1, 64) + " ms"
 		d.h2("Highest rate with p99 under " + slo)

@@ -21,18 +21,14 @@ func TestSweepMarkdownAndCSV(t *testing.T) {
 		Points:    []session.SweepPoint{pt("binding", 0.25, 20000, 0.8, false), pt("uws", 0.25, 10000, 1.5, false), pt("uws", 0.5, 20000, 3, false), pt("binding", 0.5, 40000, 0.9, true)},
 		PerTarget: []session.SweepTarget{{Target: "binding", SLORate: &best, Points: 2, GeneratorBound: 1}, {Target: "uws", Points: 2}}})
 	md := renderT(t, dir, "md")
-	for _, want := range []string{
+	expectAll(t, "markdown", md,
 		"# Sweep — ping: binding, uws",
 		"## Highest rate with p99 under 1 ms",
 		"| binding | 20,000 requests/s | 2 (1 generator-bound) |",
 		"| uws | none | 2 (0 generator-bound) |",
 		"| binding | 40,000 | 50.00% | 39,999 | 0.10 ms | 0.90 ms | 1.80 ms | 0.05 ms | GENERATOR-BOUND |",
 		"- uws: 40,000 requests/s",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	csv := renderT(t, dir, "csv")
 	if lines := strings.Split(strings.TrimSpace(csv), "\n"); len(lines) != 5 || !strings.HasPrefix(lines[4], "1,40000,,0,binding,ping,40000,") {
 		t.Errorf("csv:\n%s", csv)

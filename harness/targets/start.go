@@ -304,14 +304,7 @@ var pickPort = freePort // tests hand out a taken port through it
 
 // freePort asks the kernel for a port nobody listens on. Another process could take it before
 // the server binds; Start notices and picks another.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", ":0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return machine.FreePort("") }
 
 // checkPortFree binds the port without SO_REUSEPORT: servers that set it (uSockets, the native
 // core) would otherwise share the port with whoever holds it and split the load silently, and a

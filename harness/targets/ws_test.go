@@ -35,6 +35,13 @@ func serveWST(t *testing.T, name string) string {
 	return addr
 }
 
+// forEachWSTarget runs test as a subtest per target in wsTargets, each served fresh.
+func forEachWSTarget(t *testing.T, test func(t *testing.T, name, addr string)) {
+	for _, name := range wsTargets {
+		t.Run(name, func(t *testing.T) { test(t, name, serveWST(t, name)) })
+	}
+}
+
 func wsScenario(t *testing.T) scenario.Scenario {
 	t.Helper()
 	sc, err := scenario.ByName("ws-echo")
@@ -102,99 +109,92 @@ func expectClose(t *testing.T, c *websocket.Conn, code int) {
 // TestWSEchoVerify: every peer target passes the ws-echo verification, also through the
 // scenario list a `bindrace verify` run uses by default (every name).
 func TestWSEchoVerify(t *testing.T) {
-	for _, name := range wsTargets {
-		t.Run(name, func(t *testing.T) {
-			addr := serveWST(t, name)
-			if err := Verify(context.Background(), name, addr, []scenario.Scenario{wsScenario(t)}); err != nil {
-				t.Fatal(err)
-			}
-			if err := Verify(context.Background(), name, addr, scenario.All()); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+	forEachWSTarget(t, func(t *testing.T, name, addr string) {
+		if err := Verify(context.Background(), name, addr, []scenario.Scenario{wsScenario(t)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(context.Background(), name, addr, scenario.All()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestWSEchoBehaviour checks what the scenario promises, identically on every peer target.
 func TestWSEchoBehaviour(t *testing.T) {
-	for _, name := range wsTargets {
-		t.Run(name, func(t *testing.T) {
-			addr := serveWST(t, name)
-
-			t.Run("text stays text, binary stays binary", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				expectEcho(t, c, websocket.TextMessage, []byte("hello, Grüße"))
-				expectEcho(t, c, websocket.BinaryMessage, []byte("hello, Grüße")) // valid UTF-8, still binary
-				expectEcho(t, c, websocket.TextMessage, []byte{})
-				expectEcho(t, c, websocket.BinaryMessage, scenario.WSPayload(scenario.WSMessageSize))
-			})
-
-			t.Run("pipelined messages come back in order", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				const n = 50
-				for i := range n {
-					msg := scenario.WSPayload(scenario.WSMessageSize)
-					msg[0] = byte(i)
-					if err := c.WriteMessage(websocket.BinaryMessage, msg); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for i := range n {
-					op, got, err := c.ReadMessage()
-					if err != nil || op != websocket.BinaryMessage || len(got) != scenario.WSMessageSize || got[0] != byte(i) {
-						t.Fatalf("echo %d: %s %s %v", i, wsOpName(op), wsShow(op, got), err)
-					}
-				}
-			})
-
-			t.Run("fragmented message echoed whole", func(t *testing.T) {
-				c := dialWS(t, addr, 512) // the client sends 512-byte frames
-				expectEcho(t, c, websocket.TextMessage, []byte(strings.Repeat("fragmented text ✓ ", 400)))
-				expectEcho(t, c, websocket.BinaryMessage, scenario.WSPayload(10_000))
-			})
-
-			t.Run("ping answered with pong", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				var pong []string
-				c.SetPongHandler(func(p string) error { pong = append(pong, p); return nil })
-				if err := c.WriteControl(websocket.PingMessage, []byte("are you there"), time.Now().Add(5*time.Second)); err != nil {
-					t.Fatal(err)
-				}
-				expectEcho(t, c, websocket.BinaryMessage, []byte("after the ping"))
-				if len(pong) != 1 || pong[0] != "are you there" {
-					t.Fatalf("pongs %q, want one carrying the ping's payload", pong)
-				}
-			})
-
-			t.Run("close handshake", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				expectEcho(t, c, websocket.BinaryMessage, []byte("before the close"))
-				if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4000, "bye"), time.Now().Add(5*time.Second)); err != nil {
-					t.Fatal(err)
-				}
-				expectClose(t, c, 4000)
-				// The server closes the TCP connection after the handshake.
-				c.NetConn().SetReadDeadline(time.Now().Add(5 * time.Second))
-				if n, err := c.NetConn().Read(make([]byte, 1)); n != 0 || err == nil {
-					t.Fatalf("after the close handshake: read %d bytes, %v; want EOF", n, err)
-				}
-			})
-
-			t.Run("largest message echoed", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				expectEcho(t, c, websocket.BinaryMessage, scenario.WSPayload(scenario.WSMaxMessage))
-				expectEcho(t, c, websocket.BinaryMessage, []byte("still open"))
-			})
-
-			t.Run("invalid UTF-8 text fails the connection", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				if err := c.WriteMessage(websocket.TextMessage, []byte{'o', 'k', 0xff, 0xfe}); err != nil {
-					t.Fatal(err)
-				}
-				expectRefused(t, c, name, websocket.CloseInvalidFramePayloadData)
-			})
+	forEachWSTarget(t, func(t *testing.T, name, addr string) {
+		t.Run("text stays text, binary stays binary", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			expectEcho(t, c, websocket.TextMessage, []byte("hello, Grüße"))
+			expectEcho(t, c, websocket.BinaryMessage, []byte("hello, Grüße")) // valid UTF-8, still binary
+			expectEcho(t, c, websocket.TextMessage, []byte{})
+			expectEcho(t, c, websocket.BinaryMessage, scenario.WSPayload(scenario.WSMessageSize))
 		})
-	}
+
+		t.Run("pipelined messages come back in order", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			const n = 50
+			for i := range n {
+				msg := scenario.WSPayload(scenario.WSMessageSize)
+				msg[0] = byte(i)
+				if err := c.WriteMessage(websocket.BinaryMessage, msg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range n {
+				op, got, err := c.ReadMessage()
+				if err != nil || op != websocket.BinaryMessage || len(got) != scenario.WSMessageSize || got[0] != byte(i) {
+					t.Fatalf("echo %d: %s %s %v", i, wsOpName(op), wsShow(op, got), err)
+				}
+			}
+		})
+
+		t.Run("fragmented message echoed whole", func(t *testing.T) {
+			c := dialWS(t, addr, 512) // the client sends 512-byte frames
+			expectEcho(t, c, websocket.TextMessage, []byte(strings.Repeat("fragmented text ✓ ", 400)))
+			expectEcho(t, c, websocket.BinaryMessage, scenario.WSPayload(10_000))
+		})
+
+		t.Run("ping answered with pong", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			var pong []string
+			c.SetPongHandler(func(p string) error { pong = append(pong, p); return nil })
+			if err := c.WriteControl(websocket.PingMessage, []byte("are you there"), time.Now().Add(5*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			expectEcho(t, c, websocket.BinaryMessage, []byte("after the ping"))
+			if len(pong) != 1 || pong[0] != "are you there" {
+				t.Fatalf("pongs %q, want one carrying the ping's payload", pong)
+			}
+		})
+
+		t.Run("close handshake", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			expectEcho(t, c, websocket.BinaryMessage, []byte("before the close"))
+			if err := c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4000, "bye"), time.Now().Add(5*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			expectClose(t, c, 4000)
+			// The server closes the TCP connection after the handshake.
+			c.NetConn().SetReadDeadline(time.Now().Add(5 * time.Second))
+			if n, err := c.NetConn().Read(make([]byte, 1)); n != 0 || err == nil {
+				t.Fatalf("after the close handshake: read %d bytes, %v; want EOF", n, err)
+			}
+		})
+
+		t.Run("largest message echoed", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			expectEcho(t, c, websocket.BinaryMessage, scenario.WSPayload(scenario.WSMaxMessage))
+			expectEcho(t, c, websocket.BinaryMessage, []byte("still open"))
+		})
+
+		t.Run("invalid UTF-8 text fails the connection", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			if err := c.WriteMessage(websocket.TextMessage, []byte{'o', 'k', 0xff, 0xfe}); err != nil {
+				t.Fatal(err)
+			}
+			expectRefused(t, c, name, websocket.CloseInvalidFramePayloadData)
+		})
+	})
 }
 
 // expectRefused reads until the connection ends and wants target's refusal for a reason with
@@ -224,33 +224,29 @@ func expectRefused(t *testing.T, c *websocket.Conn, target string, code int) {
 // TestWSEchoOversize: a message over scenario.WSMaxMessage is refused with close 1009 on the Go
 // targets, whether one frame announces it or fragments add up to it; uws drops the connection.
 func TestWSEchoOversize(t *testing.T) {
-	for _, name := range wsTargets {
-		t.Run(name, func(t *testing.T) {
-			addr := serveWST(t, name)
-
-			t.Run("one frame", func(t *testing.T) {
-				c := dialWS(t, addr, 0)
-				// The header of a masked binary frame announcing WSMaxMessage+1 bytes: the server
-				// must refuse on the header, before any payload.
-				h := []byte{0x82, 0x80 | 127, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4}
-				binary.BigEndian.PutUint64(h[2:10], scenario.WSMaxMessage+1)
-				if _, err := c.NetConn().Write(h); err != nil {
-					t.Fatal(err)
-				}
-				expectRefused(t, c, name, websocket.CloseMessageTooBig)
-			})
-
-			t.Run("fragments", func(t *testing.T) {
-				c := dialWS(t, addr, 64<<10)
-				errc := make(chan error, 1)
-				go func() {
-					errc <- c.WriteMessage(websocket.BinaryMessage, scenario.WSPayload(scenario.WSMaxMessage+1))
-				}()
-				expectRefused(t, c, name, websocket.CloseMessageTooBig)
-				<-errc // the write may fail: the server stopped reading
-			})
+	forEachWSTarget(t, func(t *testing.T, name, addr string) {
+		t.Run("one frame", func(t *testing.T) {
+			c := dialWS(t, addr, 0)
+			// The header of a masked binary frame announcing WSMaxMessage+1 bytes: the server
+			// must refuse on the header, before any payload.
+			h := []byte{0x82, 0x80 | 127, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4}
+			binary.BigEndian.PutUint64(h[2:10], scenario.WSMaxMessage+1)
+			if _, err := c.NetConn().Write(h); err != nil {
+				t.Fatal(err)
+			}
+			expectRefused(t, c, name, websocket.CloseMessageTooBig)
 		})
-	}
+
+		t.Run("fragments", func(t *testing.T) {
+			c := dialWS(t, addr, 64<<10)
+			errc := make(chan error, 1)
+			go func() {
+				errc <- c.WriteMessage(websocket.BinaryMessage, scenario.WSPayload(scenario.WSMaxMessage+1))
+			}()
+			expectRefused(t, c, name, websocket.CloseMessageTooBig)
+			<-errc // the write may fail: the server stopped reading
+		})
+	})
 }
 
 // TestVerifyWSMismatch: a server that does not upgrade, or echoes wrongly, fails verification

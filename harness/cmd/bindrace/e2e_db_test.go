@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/session"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // dbDir is the e2e tests' private PostgreSQL cache (never the harness's build/pg).
@@ -185,33 +183,7 @@ func TestRaceDBInterrupt(t *testing.T) {
 	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "binding", "--scenario", "get-user", "--windows", "1",
 		"--pairs", "4", "--duration", "2s", "--warmup", "100ms", "--cooldown", "0", "--busy-sample", "0",
 		"--connections", "10", "--pipelining", "1", "--db-scale", "0.002", "--db-dir", dbDir(), "--out", dir)
-	cmd.Dir = root
-	var errb targets.SyncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("first run never finished: %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(700 * time.Millisecond) // inside the second run
-	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-done:
-	case <-time.After(40 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("did not stop after SIGINT")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 2 {
-		t.Errorf("exit %d, want 2\n%s", code, errb.String())
-	}
+	errb := interruptSecondRun(t, cmd, 40*time.Second)
 	s, err := session.LoadSummary(dir)
 	if err != nil {
 		t.Fatalf("no partial results: %v\n%s", err, errb.String())

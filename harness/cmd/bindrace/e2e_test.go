@@ -44,11 +44,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building the CLI:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	if err := closeLab(); err != nil {
-		fmt.Fprintln(os.Stderr, "netnstest:", err)
-		code = 1
-	}
+	code := lab.Run(m)
 	os.RemoveAll(tmp)
 	os.Exit(code)
 }
@@ -79,6 +75,18 @@ func cli(t *testing.T, timeout time.Duration, args ...string) result {
 	return result{cmd.ProcessState.ExitCode(), out.String(), errb.String()}
 }
 
+// decode reads the command's --json stdout into v. Exit 2 (an error or an incomplete session;
+// a race's 0, 1 and 3 are verdicts) or a stdout that is not one JSON object fails the test.
+func (r result) decode(t *testing.T, v any) {
+	t.Helper()
+	if r.code == 2 {
+		t.Fatalf("exit 2\nstderr: %s", r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+}
+
 // leftovers lists live processes started from the test's CLI binary (servers of the Go targets
 // and the cmd: targets below all run it).
 func leftovers(t *testing.T) []string {
@@ -106,16 +114,23 @@ func leftovers(t *testing.T) []string {
 
 func noLeftovers(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	waitNoneLeft(t, 3*time.Second, 50*time.Millisecond, "server processes left behind", func() []string { return leftovers(t) })
+}
+
+// waitNoneLeft lists what is left every poll until the list is empty: processes take a moment
+// to go after a session. After within, the test fails with what, then the list.
+func waitNoneLeft(t *testing.T, within, poll time.Duration, what string, list func() []string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
-		left := leftovers(t)
+		left := list()
 		if len(left) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server processes left behind:\n%s", strings.Join(left, "\n"))
+			t.Fatalf("%s:\n%s", what, strings.Join(left, "\n"))
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(poll)
 	}
 }
 
@@ -170,13 +185,8 @@ func TestRaceJSON(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	r := cli(t, 90*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "6", "--duration", "400ms",
 		"--warmup", "200ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
-	if r.code == 2 {
-		t.Fatalf("exit 2\nstderr: %s", r.stderr)
-	}
 	var s session.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
-	}
+	r.decode(t, &s)
 	var generic map[string]any
 	json.Unmarshal([]byte(r.stdout), &generic)
 	for _, k := range []string{"schema_version", "verdict", "a", "b", "scenario", "connections", "pipelining", "median_delta_pct",
@@ -278,34 +288,7 @@ func TestInterrupt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "4", "--duration", "2s",
 		"--warmup", "100ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir)
-	cmd.Dir = root
-	var errb targets.SyncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	// Interrupt once the first run is measured, while the second is running.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("first run never finished: %s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(700 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("did not stop after SIGINT")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 2 {
-		t.Errorf("exit %d, want 2\n%s", code, errb.String())
-	}
+	errb := interruptSecondRun(t, cmd, 20*time.Second)
 	s, err := session.LoadSummary(dir)
 	if err != nil {
 		t.Fatalf("no partial results: %v\n%s", err, errb.String())
@@ -319,17 +302,46 @@ func TestInterrupt(t *testing.T) {
 	noLeftovers(t)
 }
 
+// interruptSecondRun starts a race whose first run is fasthttp's, sends SIGINT while its second
+// run is measured and checks that it exits 2 within stopWithin. It returns the race's stderr.
+func interruptSecondRun(t *testing.T, cmd *exec.Cmd, stopWithin time.Duration) *targets.SyncBuffer {
+	t.Helper()
+	cmd.Dir = root
+	errb := &targets.SyncBuffer{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("first run never finished: %s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(700 * time.Millisecond) // inside the second run
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(stopWithin):
+		cmd.Process.Kill()
+		t.Fatal("did not stop after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit %d, want 2\n%s", code, errb.String())
+	}
+	return errb
+}
+
 func TestMatrix(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "matrix")
 	r := cli(t, 60*time.Second, "matrix", "--targets", "fasthttp,nethttp", "--rounds", "2", "--seed", "7",
 		"--duration", "500ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	var m session.Matrix
-	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil {
-		t.Fatalf("stdout: %v\n%s", err, r.stdout)
-	}
+	var m session.Matrix // a matrix exits 0 or 2
+	r.decode(t, &m)
 	if m.Seed != 7 || !reflect.DeepEqual(m.Orders, race.MatrixOrders([]string{"fasthttp", "nethttp"}, 2, 7)) {
 		t.Errorf("orders %v not reproducible from seed %d", m.Orders, m.Seed)
 	}
@@ -387,13 +399,8 @@ func TestRaceBindingAndUWS(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "s")
 			r := cli(t, 90*time.Second, "race", "--a", c.a, "--b", c.b, "--pairs", "2", "--duration", "1s",
 				"--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
-			if r.code == 2 {
-				t.Fatalf("exit 2\n%s", r.stderr)
-			}
 			var s session.Summary
-			if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-				t.Fatalf("%v\n%s", err, r.stdout)
-			}
+			r.decode(t, &s)
 			if len(s.Pairs) != 2 || s.Pairs[0].A.RPS <= 0 || s.Pairs[0].B.RPS <= 0 || s.SideA.Threads != 1 || s.SideB.Threads != 1 {
 				t.Errorf("pairs: %+v", s.Pairs)
 			}
@@ -490,13 +497,8 @@ func TestRaceWebSocket(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--scenario", "ws-echo", "--pairs", "2",
 		"--duration", "1s", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
-	if r.code == 2 {
-		t.Fatalf("exit 2\nstderr: %s", r.stderr)
-	}
 	var s session.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
-	}
+	r.decode(t, &s)
 	onDisk, err := session.LoadSummary(dir)
 	if err != nil {
 		t.Fatalf("summary.json: %v", err)

@@ -29,12 +29,7 @@ type loadSummary struct {
 type loadJSON struct {
 	RPS          float64           `json:"rps"`
 	Responses    int64             `json:"responses"`
-	P50          float64           `json:"p50_ms"`
-	P95          float64           `json:"p95_ms"`
-	P99          float64           `json:"p99_ms"`
-	P999         float64           `json:"p999_ms"`
-	Max          float64           `json:"max_ms"`
-	Mean         float64           `json:"mean_ms"`
+	load.Latency                   // p50_ms to mean_ms, flat in the object
 	Errors       int64             `json:"errors"`
 	ErrorsByKind map[string]int64  `json:"errors_by_kind"`
 	DurationS    float64           `json:"duration_s"`
@@ -71,14 +66,14 @@ type loadOpenJSON struct {
 func writeLoadJSON(w io.Writer, res *load.Result, sh load.Config, sum loadSummary, runErr error) error {
 	j := loadJSON{
 		RPS: round(res.RPS, 1), Responses: res.Responses,
-		P50: res.Latency.P50, P95: res.Latency.P95, P99: res.Latency.P99, P999: res.Latency.P999,
-		Max: res.Latency.Max, Mean: round(res.Latency.Mean, 3),
-		Errors: res.ErrorCount(), ErrorsByKind: res.Errors,
+		Latency: res.Latency,
+		Errors:  res.ErrorCount(), ErrorsByKind: res.Errors,
 		DurationS:   round(res.Elapsed.Seconds(), 6),
 		Connections: sh.Connections, Pipelining: sh.Pipelining, Workers: sh.Workers,
 		BytesRead: res.BytesRead, Reconnects: res.Reconnects, Count: sh.Count,
 		Unit: res.Unit, Scenario: sum.Scenario, Size: sum.Size, Client: res.Client,
 	}
+	j.Mean = round(j.Mean, 3)
 	if runErr != nil {
 		j.Incomplete = runErr.Error()
 	}

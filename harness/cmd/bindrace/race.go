@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/bindrace/bindrace/harness/fleet"
+	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/race"
 )
 
@@ -46,31 +51,21 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
-	if err := dbo.Check(); err != nil {
-		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
-		return 2
-	}
 	if err := lagTolerance(fs, *lag); err != nil {
 		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
 		return 2
 	}
-	fl, err := hosts.open(stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
+	ss, ok := prepareSession("race", fs, ov, *slog, dbo, hosts, stderr)
+	if !ok {
 		return 2
 	}
-	ctx, p, logw, done, ok := prepare("race", fs, ov, *slog, stderr)
-	if !ok {
-		return closeFleet(fl, 2, stderr, "race")
-	}
-	dbo.Log = logw
-	defer done()
-	res := race.Race(ctx, race.Options{
-		A: *a, B: *b, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		AllowUnequalThreads: *unequal, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
-		DB: *dbo, Fleet: fl,
+	defer ss.done()
+	res := race.Race(ss.ctx, race.Options{
+		A: *a, B: *b, Profile: ss.profile, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
+		AllowUnequalThreads: *unequal, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: ss.log,
+		DB: *dbo, Fleet: ss.fleet,
 	})
-	return closeFleet(fl, res.Exit, stderr, "race")
+	return closeFleet(ss.fleet, res.Exit, stderr, "race")
 }
 
 const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
@@ -105,24 +100,46 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
 		return 2
 	}
-	if err := dbo.Check(); err != nil {
-		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
+	ss, ok := prepareSession("matrix", fs, ov, *slog, dbo, hosts, stderr)
+	if !ok {
 		return 2
+	}
+	defer ss.done()
+	code := race.Matrix(ss.ctx, race.Options{
+		Targets: names, Profile: ss.profile, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
+		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: ss.log, DB: *dbo, Fleet: ss.fleet,
+	})
+	return closeFleet(ss.fleet, code, stderr, "matrix")
+}
+
+// preparedSession is what race and matrix run with once their flags are checked.
+type preparedSession struct {
+	ctx     context.Context
+	profile *profile.Profile
+	log     io.Writer // the server log, nil without --server-log
+	fleet   *fleet.Fleet
+	done    func()
+}
+
+// prepareSession is prepare for a race or a matrix: it first checks the database flags and
+// opens the hosts, and gives the database the server log. ok false: the error is printed and
+// the hosts closed, exit 2; else the caller defers done and closes the fleet (closeFleet).
+func prepareSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, serverLog string, dbo *race.DBOptions,
+	hosts *hostFlags, stderr io.Writer) (preparedSession, bool) {
+	if err := dbo.Check(); err != nil {
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		return preparedSession{}, false
 	}
 	fl, err := hosts.open(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace matrix: %v\n", err)
-		return 2
+		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		return preparedSession{}, false
 	}
-	ctx, p, logw, done, ok := prepare("matrix", fs, ov, *slog, stderr)
+	ctx, p, logw, done, ok := prepare(cmd, fs, ov, serverLog, stderr)
 	if !ok {
-		return closeFleet(fl, 2, stderr, "matrix")
+		closeFleet(fl, 2, stderr, cmd)
+		return preparedSession{}, false
 	}
 	dbo.Log = logw
-	defer done()
-	code := race.Matrix(ctx, race.Options{
-		Targets: names, Profile: p, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw, DB: *dbo, Fleet: fl,
-	})
-	return closeFleet(fl, code, stderr, "matrix")
+	return preparedSession{ctx: ctx, profile: p, log: logw, fleet: fl, done: done}, true
 }

@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,31 +21,8 @@ import (
 // clients on a bridge, sshd in each, keys and an ssh config of their own; netnstest). They
 // skip, naming the capability, where namespaces cannot be made.
 
-var (
-	labOnce sync.Once
-	theLab  *netnstest.Lab
-	labErr  error
-)
-
-func lab(t *testing.T) *netnstest.Lab {
-	t.Helper()
-	labOnce.Do(func() { theLab, labErr = netnstest.Start(netnstest.Options{}) })
-	if errors.Is(labErr, netnstest.ErrNoCapability) {
-		t.Skip("needs real hosts in network namespaces: " + labErr.Error())
-	}
-	if labErr != nil {
-		t.Fatal(labErr)
-	}
-	return theLab
-}
-
-// closeLab removes the lab (TestMain calls it after the tests).
-func closeLab() error {
-	if theLab == nil {
-		return nil
-	}
-	return theLab.Close()
-}
+// lab is started by the first test to need it and removed by TestMain after the tests.
+var lab netnstest.Shared
 
 // leftInLab lists processes the session left in the lab's namespaces: anything but sshd.
 func leftInLab(t *testing.T, l *netnstest.Lab) []string {
@@ -67,23 +42,13 @@ func leftInLab(t *testing.T, l *netnstest.Lab) []string {
 
 func noneLeftInLab(t *testing.T, l *netnstest.Lab) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		left := leftInLab(t, l)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left on the lab's hosts:\n%s", strings.Join(left, "\n"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitNoneLeft(t, 5*time.Second, 100*time.Millisecond, "processes left on the lab's hosts", func() []string { return leftInLab(t, l) })
 }
 
 // The server's CPU is read over ssh when the window opens and closes: windows of 2 s keep the
 // round trips (hundreds of ms on this busy machine) small against it.
 func TestRaceAcrossHosts(t *testing.T) {
-	l := lab(t)
+	l := lab.Get(t)
 	if _, err := os.Stat(filepath.Join(root, "bin", "binding-server")); err != nil {
 		t.Fatal("bin/binding-server not built: make test builds it; run make build")
 	}
@@ -92,13 +57,8 @@ func TestRaceAcrossHosts(t *testing.T) {
 	r := cli(t, 120*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--server-host", l.Server.Spec, "--client-hosts", clients,
 		"--ssh-config", l.ConfigFile, "--pairs", "2", "--windows", "1", "--duration", "2s", "--warmup", "200ms", "--settle", "0",
 		"--cooldown", "0", "--busy-sample", "0", "--out", dir, "--json")
-	if r.code == 2 {
-		t.Fatalf("exit 2\n%s", r.stderr)
-	}
 	var s session.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-		t.Fatalf("stdout: %v\n%s\n%s", err, r.stdout, r.stderr)
-	}
+	r.decode(t, &s)
 	if s.Verdict == "" || len(s.Pairs) != 2 {
 		t.Fatalf("verdict %q, %d pairs\n%s", s.Verdict, len(s.Pairs), r.stderr)
 	}
@@ -118,12 +78,8 @@ func TestRaceAcrossHosts(t *testing.T) {
 }
 
 func TestRaceHostFaults(t *testing.T) {
-	l := lab(t)
-	key, err := l.NewKey("stranger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused, err := l.WriteConfig("stranger.ssh_config", key)
+	l := lab.Get(t)
+	refused, err := l.RefusedConfig("stranger")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +102,7 @@ func TestRaceHostFaults(t *testing.T) {
 // TestLoadFromHosts drives a server here (reached from the lab through the bridge's .1) from
 // both client hosts at once and checks the merged figures add up to the hosts' own.
 func TestLoadFromHosts(t *testing.T) {
-	l := lab(t)
+	l := lab.Get(t)
 	srv := exec.Command(bin, "serve", "--target", "fasthttp", "--port", "0")
 	out, err := srv.StdoutPipe()
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,13 +18,8 @@ func TestScale(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "scale")
 	r := cli(t, 90*time.Second, "scale", "--targets", "fasthttp,nethttp", "--threads", "2,1", "--rounds", "1",
 		"--duration", "400ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0", "--out", dir, "--json")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	var s session.Scale
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-		t.Fatalf("stdout: %v\n%s", err, r.stdout)
-	}
+	var s session.Scale // a scale exits 0 or 2
+	r.decode(t, &s)
 	if s.Kind != "scale" || len(s.Runs) != 4 || len(s.Points) != 4 || s.BaseThreads != 1 {
 		t.Fatalf("kind %q, %d runs, %d points, base %d", s.Kind, len(s.Runs), len(s.Points), s.BaseThreads)
 	}

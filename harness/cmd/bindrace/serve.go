@@ -17,22 +17,13 @@ import (
 // serveCommand is `bindrace serve --target T --port P [--threads N]`: one target's scenario
 // server in the foreground until SIGTERM or SIGINT, then a graceful shutdown and exit 0.
 func serveCommand(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newServerFlagSet("serve", "Usage: bindrace serve --target T --port P [--threads N]\n\n"+
+		"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n\n", stderr)
 	target := fs.StringP("target", "t", "", "target to serve: "+targets.TargetHelp())
 	port := fs.IntP("port", "p", 0, "TCP port to listen on (0: a free one, printed)")
 	threads := fs.Int("threads", 0, "server threads: event loops for binding, GOMAXPROCS for fasthttp/nethttp (0: default)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: bindrace serve --target T --port P [--threads N]\n\n"+
-			"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "bindrace serve: %v (see --help)\n", err)
-		return 2
+	if code, done := parseServerFlags(fs, args, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "bindrace serve: unexpected argument %q\n", fs.Arg(0))
@@ -69,50 +60,71 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// newServerFlagSet makes serve's and verify's flag set: --help prints usage, then the flags, on
+// stderr.
+func newServerFlagSet(name, usage string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseServerFlags parses serve's or verify's args; it returns (exit, done): done with exit 0
+// after --help, 2 on a bad flag.
+func parseServerFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0, true
+		}
+		fmt.Fprintf(stderr, "bindrace %s: %v (see --help)\n", fs.Name(), err)
+		return 2, true
+	}
+	return 0, false
+}
+
+// lookUpAll looks every name up, stopping at the first unknown one.
+func lookUpAll[T any](names []string, lookUp func(string) (T, error)) ([]T, error) {
+	var found []T
+	for _, n := range names {
+		v, err := lookUp(n)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, v)
+	}
+	return found, nil
+}
+
 // verifyCommand is `bindrace verify --target T[,T…] [--scenario S,…]`: each target is started
 // fresh, every scenario checked, the server stopped. Exit 0 when all pass, 2 otherwise.
 func verifyCommand(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newServerFlagSet("verify", "Usage: bindrace verify --target T[,T…] [--scenario S,…]\n\n"+
+		"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
+		"Exit 0 when all pass, 2 on any mismatch or error.\n\n", stderr)
 	tnames := fs.StringSliceP("target", "t", nil, "targets to verify, comma-separated: "+targets.TargetHelp())
 	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check (the database scenarios "+strings.Join(scenario.DBNames(), ", ")+" start PostgreSQL and are checked against it)")
 	cpus := fs.String("cpus", "", "taskset CPU list for the server (default: not pinned)")
 	dbo := addDBFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: bindrace verify --target T[,T…] [--scenario S,…]\n\n"+
-			"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
-			"Exit 0 when all pass, 2 on any mismatch or error.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "bindrace verify: %v (see --help)\n", err)
-		return 2
+	if code, done := parseServerFlags(fs, args, stderr); done {
+		return code
 	}
 	if len(*tnames) == 0 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "bindrace verify: --target is required ("+targets.TargetHelp()+")")
 		return 2
 	}
-	var scs []scenario.Scenario
-	for _, n := range *snames {
-		sc, err := scenario.ByName(n)
-		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-			return 2
-		}
-		scs = append(scs, sc)
-	}
 	// Resolve all first: a typo in the last name should not cost the first targets' runs.
-	var ts []*targets.Target
-	for _, n := range *tnames {
-		t, err := targets.Resolve(n)
-		if err != nil {
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-			return 2
-		}
-		ts = append(ts, t)
+	scs, err := lookUpAll(*snames, scenario.ByName)
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace verify:", err)
+		return 2
+	}
+	ts, err := lookUpAll(*tnames, targets.Resolve)
+	if err != nil {
+		fmt.Fprintln(stderr, "bindrace verify:", err)
+		return 2
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()

@@ -284,6 +284,16 @@ func (l *Lab) NewKey(name string) (string, error) {
 	return path, keygen(path, "bindrace-test-"+name)
 }
 
+// RefusedConfig writes an ssh config file for the lab's hosts that offers a new key, name, which
+// no sshd of the lab accepts: for tests of a refused key.
+func (l *Lab) RefusedConfig(name string) (string, error) {
+	key, err := l.NewKey(name)
+	if err != nil {
+		return "", err
+	}
+	return l.WriteConfig(name+".ssh_config", key)
+}
+
 func (l *Lab) startSSHD(h Host) error {
 	cmd := exec.Command("ip", "netns", "exec", h.Netns, SSHD, "-D",
 		"-f", filepath.Join(l.Dir, h.Role+".sshd_config"),

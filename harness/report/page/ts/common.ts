@@ -3,7 +3,7 @@
 
 import { h, section, Child } from "./dom";
 import { shellJoin, seconds, group, when } from "./format";
-import type { Manifest, Shape } from "./types";
+import type { Manifest, Run, Shape } from "./types";
 
 export function masthead(kicker: string, title: Child[], sub: Child[]): HTMLElement {
   return h(
@@ -38,7 +38,24 @@ export function shapeChips(shape: Shape, extra: { connections?: number; pipelini
   );
 }
 
-export function warnings(list: string[]): HTMLElement | null {
+/** The pages of N targets (matrix, scale, sweep) colour each target by its place in the list. */
+const PALETTE = ["#2563eb", "#e8590c", "#0f9d6e", "#9333ea", "#d6336c", "#0891b2", "#a16207", "#475569"];
+
+export function targetColors(targets: string[]): (t: string) => string {
+  return (t) => PALETTE[Math.max(0, targets.indexOf(t)) % PALETTE.length];
+}
+
+/** The title of a page of N targets: their names, each in its colour. */
+export function targetTitle(targets: string[], color: (t: string) => string): Child[] {
+  return targets.map((t, i) => [i ? h("span", { class: "vs" }, ", ") : null, h("span", { style: `color:${color(t)}` }, t)]);
+}
+
+/** The warnings section: why the session stopped early if it did, its warnings, then each of
+ * runs that failed; null when there is nothing to say. */
+export function warnings(list: string[] | undefined, incomplete?: string, runs: Run[] = []): HTMLElement | null {
+  list = [...(list ?? [])];
+  if (incomplete) list.unshift(`Incomplete: ${incomplete}`);
+  for (const r of runs) if (r.error) list.push(`Run of ${r.target} (slot ${r.slot}) did not finish: ${r.error}`);
   if (list.length === 0) return null;
   return h(
     "section",

@@ -3,10 +3,8 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, linear, niceDomain, plotH, plotW, round, svgRoot, ticks, xGrid, yGrid, axisTitle } from "./chart";
-import { environment, footer, masthead, reproduce, shapeChips, warnings } from "./common";
+import { environment, footer, masthead, reproduce, shapeChips, targetColors, targetTitle, warnings } from "./common";
 import type { Data, Matrix, Run, TargetStats } from "./types";
-
-const PALETTE = ["#2563eb", "#e8590c", "#0f9d6e", "#9333ea", "#d6336c", "#0891b2", "#a16207", "#475569"];
 
 /** |r| under this reads as "no meaningful position bias" (a reading guide, not a gate). */
 const BIAS_R = 0.3;
@@ -17,12 +15,12 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
   const targets = m.targets ?? (m.per_target ?? []).map((t) => t.target);
   const runs = m.runs ?? [];
   const stats = statsOf(m, targets);
-  const color = (t: string) => PALETTE[Math.max(0, targets.indexOf(t)) % PALETTE.length];
+  const color = targetColors(targets);
 
   root.appendChild(
     masthead(
       "matrix report",
-      targets.map((t, i) => [i ? h("span", { class: "vs" }, ", ") : null, h("span", { style: `color:${color(t)}` }, t)]),
+      targetTitle(targets, color),
       [
         m.scenario ? ["scenario ", h("b", null, m.scenario)] : null,
         shape.profile ? [" \u00b7 profile ", h("b", null, shape.profile)] : null,
@@ -65,10 +63,7 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
   }
   root.appendChild(shapeChips(shape, {}, "matrix"));
 
-  const warn = [...(m.warnings ?? [])];
-  if (m.incomplete) warn.unshift(`Incomplete: ${m.incomplete}`);
-  for (const x of runs) if (x.error) warn.push(`Run of ${x.target} (slot ${x.slot}) did not finish: ${x.error}`);
-  const w = warnings(warn);
+  const w = warnings(m.warnings, m.incomplete, runs);
   if (w) root.appendChild(w);
 
   root.appendChild(

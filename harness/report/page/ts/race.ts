@@ -37,10 +37,7 @@ export function renderRace(d: Data, root: HTMLElement): void {
   root.appendChild(headline(sm, pairs, upstream));
   root.appendChild(shapeChips(shape, { connections: sm.connections, pipelining: sm.pipelining }, "race"));
 
-  const warn = [...(sm.warnings ?? [])];
-  if (sm.incomplete) warn.unshift(`Incomplete: ${sm.incomplete}`);
-  for (const r of d.raw?.runs ?? []) if (r.error) warn.push(`Run of ${r.target} (slot ${r.slot}) did not finish: ${r.error}`);
-  const w = warnings(warn);
+  const w = warnings(sm.warnings, sm.incomplete, d.raw?.runs);
   if (w) root.appendChild(w);
 
   root.appendChild(pairsSection(sm, pairs));

@@ -3,28 +3,24 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, linear, niceDomain, plotH, plotW, round, svgRoot, ticks, xGrid, yGrid, axisTitle } from "./chart";
-import { environment, footer, masthead, reproduce, shapeChips, warnings } from "./common";
+import { environment, footer, masthead, reproduce, shapeChips, targetColors, targetTitle, warnings } from "./common";
 import type { Data, Scale, ScalePoint } from "./types";
-
-const PALETTE = ["#2563eb", "#e8590c", "#0f9d6e", "#9333ea", "#d6336c", "#0891b2", "#a16207", "#475569"];
 
 export function renderScale(d: Data, root: HTMLElement): void {
   const m = d.summary as Scale;
   const shape = m.shape ?? {};
   const targets = m.targets ?? [];
   const points = m.points ?? [];
-  const color = (t: string) => PALETTE[Math.max(0, targets.indexOf(t)) % PALETTE.length];
+  const color = targetColors(targets);
   root.appendChild(
     masthead(
       "scale report",
-      targets.map((t, i) => [i ? h("span", { class: "vs" }, ", ") : null, h("span", { style: `color:${color(t)}` }, t)]),
+      targetTitle(targets, color),
       [m.scenario ? ["scenario ", h("b", null, m.scenario)] : null, ` \u00b7 threads ${(m.threads ?? []).join(", ")}`, F.when(m.started) ? [" \u00b7 ", F.when(m.started)] : null],
     ),
   );
   root.appendChild(shapeChips(shape, {}, "matrix"));
-  const warn = [...(m.warnings ?? [])];
-  if (m.incomplete) warn.unshift(`Incomplete: ${m.incomplete}`);
-  const w = warnings(warn);
+  const w = warnings(m.warnings, m.incomplete);
   if (w) root.appendChild(w);
   const unit = m.unit || "responses/s";
   root.appendChild(

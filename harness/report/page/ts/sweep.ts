@@ -4,10 +4,8 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, linear, log10, logTicks, niceDomain, plotH, round, svgRoot, ticks, xGrid, yGrid, axisTitle } from "./chart";
-import { environment, footer, masthead, reproduce, shapeChips, warnings } from "./common";
+import { environment, footer, masthead, reproduce, shapeChips, targetColors, targetTitle, warnings } from "./common";
 import type { Data, Sweep, SweepPoint } from "./types";
-
-const PALETTE = ["#2563eb", "#e8590c", "#0f9d6e", "#9333ea", "#d6336c", "#0891b2", "#a16207", "#475569"];
 
 const PCTS: { label: string; get: (p: SweepPoint) => number }[] = [
   { label: "p50", get: (p) => p.run.p50_ms },
@@ -18,18 +16,16 @@ const PCTS: { label: string; get: (p: SweepPoint) => number }[] = [
 export function renderSweep(d: Data, root: HTMLElement): void {
   const sw = d.summary as Sweep;
   const targets = sw.targets ?? [];
-  const color = (t: string) => PALETTE[Math.max(0, targets.indexOf(t)) % PALETTE.length];
+  const color = targetColors(targets);
   root.appendChild(
     masthead(
       "sweep report",
-      targets.map((t, i) => [i ? h("span", { class: "vs" }, ", ") : null, h("span", { style: `color:${color(t)}` }, t)]),
+      targetTitle(targets, color),
       [sw.scenario ? ["scenario ", h("b", null, sw.scenario)] : null, F.when(sw.started) ? [" \u00b7 ", F.when(sw.started)] : null],
     ),
   );
   root.appendChild(shapeChips(sw.shape ?? {}, {}, "matrix"));
-  const warn = [...(sw.warnings ?? [])];
-  if (sw.incomplete) warn.unshift(`Incomplete: ${sw.incomplete}`);
-  const w = warnings(warn);
+  const w = warnings(sw.warnings, sw.incomplete);
   if (w) root.appendChild(w);
   if (sw.slo_ms) root.appendChild(sloSection(sw));
   const ok = (sw.points ?? []).filter((p) => !p.run.error && p.run.rps > 0);
