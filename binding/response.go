@@ -189,7 +189,9 @@ func (w *Response) Stream(contentLength int64) (*Stream, error) {
 
 // Detach lets the handler return without answering; the returned Response is finished later
 // with End, from any goroutine. Responses to later pipelined requests wait for it. Request
-// views are invalid after the handler returns: copy what the async work needs first.
+// views are invalid after the handler returns: copy what the async work needs first. Until
+// every detached Response has ended, idle loops wait in Go's netpoller, so the goroutines
+// that will end them get the processor at once.
 func (w *Response) Detach() *Response {
 	if w.state != resOpen || w.out == nil {
 		return w
