@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"errors"
-	"fmt"
 	"log"
 	"os"
 	"runtime/debug"
@@ -35,13 +34,15 @@ type loop struct {
 	app   *App
 	c     *C.br_loop
 	batch *C.br_batch // in C memory: cgo calls carry no Go pointer
-	// The loop's epoll descriptor (a duplicate) in Go's netpoller, and its raw reads.
-	poller  *os.File
-	rc      syscall.RawConn
-	stepped C.int              // the last step's result
-	stepFn  func(uintptr) bool // l.step, bound once so the hot loop allocates nothing
-	req     Request            // reused for every request of this loop
-	res     Response           // reused likewise
+	// The loop's epoll descriptor (a duplicate) in Go's netpoller, and its raw reads: nil
+	// until first needed (openPoller); noPoller if the netpoller refused it.
+	poller   *os.File
+	rc       syscall.RawConn
+	noPoller bool
+	stepped  C.int              // the last step's result
+	stepFn   func(uintptr) bool // l.step, bound once so the hot loop allocates nothing
+	req      Request            // reused for every request of this loop
+	res      Response           // reused likewise
 	// Arena bytes used by the answers written so far in this batch.
 	headUsed, bodyUsed uint64
 
@@ -74,29 +75,35 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 	if c == nil {
 		return nil, syscall.Errno(cerr)
 	}
-	fd, err := syscall.Dup(int(C.br_loop_fd(c)))
-	if err == nil {
-		syscall.CloseOnExec(fd)
-		// Go's netpoller takes a descriptor only in non-blocking mode; epoll_wait ignores the flag.
-		if err = syscall.SetNonblock(fd, true); err != nil {
-			syscall.Close(fd)
-		}
-	}
+	l := &loop{app: a, c: c, batch: (*C.br_batch)(C.calloc(1, C.sizeof_br_batch)),
+		streams: map[uint64]*Stream{}, done: make(chan struct{})}
+	l.stepFn = l.step
+	return l, nil
+}
+
+// openPoller puts a duplicate of the loop's epoll descriptor into Go's netpoller. It is done
+// on first need, so an app whose handlers all answer in place runs with the Go runtime exactly
+// as before (not even the netpoller is started for it).
+func (l *loop) openPoller() error {
+	fd, err := syscall.Dup(int(C.br_loop_fd(l.c)))
 	if err != nil {
-		C.br_loop_free(c)
-		return nil, fmt.Errorf("the loop's epoll descriptor: %w", err)
+		return err
+	}
+	syscall.CloseOnExec(fd)
+	// Go's netpoller takes a descriptor only in non-blocking mode; epoll_wait ignores the flag.
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return err
 	}
 	f := os.NewFile(uintptr(fd), "binding-loop")
 	rc, err := f.SyscallConn()
 	if err != nil {
 		f.Close()
-		C.br_loop_free(c)
-		return nil, err
+		return err
 	}
-	l := &loop{app: a, c: c, batch: (*C.br_batch)(C.calloc(1, C.sizeof_br_batch)), poller: f, rc: rc,
-		streams: map[uint64]*Stream{}, done: make(chan struct{})}
-	l.stepFn = l.step
-	return l, nil
+	l.poller, l.rc = f, rc
+	l.armTimer()
+	return nil
 }
 
 // step runs one non-blocking native step; false when the loop is idle (wait, then step again).
@@ -110,9 +117,17 @@ func (l *loop) step(uintptr) bool {
 // loop's timeout sweep is due.
 func (l *loop) next() bool {
 	for {
-		if l.app.owed.Load() == 0 {
+		if l.app.owed.Load() == 0 || l.noPoller {
 			l.stepped = C.br_loop_step(l.c, l.batch, 1)
 			return l.stepped == 0
+		}
+		if l.rc == nil {
+			if err := l.openPoller(); err != nil {
+				// Still correct, only slower for the goroutines that owe answers.
+				log.Printf("binding: event loop: the netpoller refused its epoll descriptor (%v); idle loops wait in C", err)
+				l.noPoller = true
+				continue
+			}
 		}
 		err := l.rc.Read(l.stepFn)
 		if err == nil {
@@ -132,7 +147,6 @@ func (l *loop) armTimer() {
 
 func (l *loop) run() {
 	defer close(l.done)
-	l.armTimer()
 	for {
 		b := l.batch
 		if !l.next() {
@@ -244,7 +258,9 @@ func (l *loop) locked(f func()) bool {
 func (l *loop) free() {
 	l.amu.Lock()
 	l.freed = true
-	l.poller.Close()
+	if l.poller != nil {
+		l.poller.Close()
+	}
 	C.br_loop_free(l.c)
 	C.free(unsafe.Pointer(l.batch))
 	l.amu.Unlock()
