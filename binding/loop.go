@@ -28,8 +28,8 @@ import (
 // netpoller on its epoll descriptor and the runtime runs those goroutines meanwhile. When
 // nothing is owed it waits inside the step, in the core's epoll_wait: a park costs the Go
 // scheduler about 1,500 instructions per idle cycle (cachegrind, ping at 10 requests a batch:
-// +7% a response), which a loop whose handlers all answer in place would pay for nothing. A parked loop notices that the debt is paid at its next event or
-// timeout sweep.
+// +7% a response), which a loop whose handlers all answer in place would pay for nothing. A
+// parked loop notices that the debt is paid at its next event or timeout sweep.
 type loop struct {
 	app   *App
 	c     *C.br_loop
