@@ -3,13 +3,13 @@ package db
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -198,12 +198,7 @@ func TestReachable(t *testing.T) {
 
 // When another process takes the picked port before postgres binds it, a fresh port is tried.
 func TestClusterRetriesATakenPort(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	taken := ln.Addr().(*net.TCPAddr).Port
+	_, taken := loopback.Listen(t)
 	picks := 0
 	pickPort = func() (int, error) {
 		picks++

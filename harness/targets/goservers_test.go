@@ -2,9 +2,9 @@ package targets
 
 import (
 	"context"
-	"net"
 	"testing"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
@@ -31,8 +31,7 @@ func TestGoServersInProcess(t *testing.T) {
 }
 
 func TestServeGoUnknown(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	defer ln.Close()
+	ln, _ := loopback.Listen(t)
 	if err := ServeGo(context.Background(), "uws", ln); err == nil {
 		t.Fatal("ServeGo(uws) succeeded")
 	}

@@ -3,7 +3,6 @@ package targets
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
@@ -64,10 +64,7 @@ func startUWS(t *testing.T, o StartOptions) (*Target, *Server) {
 // it did not return within 6 s.
 func serveGo(t *testing.T, name string) (addr string, stop func() error) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, _ := loopback.Listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ServeGo(ctx, name, ln) }()

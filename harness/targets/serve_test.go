@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/child"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
@@ -26,11 +27,11 @@ func TestServeForeground(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var out, errb SyncBuffer
+			out, errb := child.NewBuffer(), child.NewBuffer()
 			code := make(chan error, 1)
 			go func() {
-				code <- Serve(ctx, tg, ServeOptions{Log: &errb, Listening: func(port, pid int, _ time.Duration) {
-					fmt.Fprintf(&out, "listening on :%d (pid %d)\n", port, pid)
+				code <- Serve(ctx, tg, ServeOptions{Log: errb, Listening: func(port, pid int, _ time.Duration) {
+					fmt.Fprintf(out, "listening on :%d (pid %d)\n", port, pid)
 				}})
 			}()
 			var m []string

@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -318,24 +317,4 @@ func checkPortFree(port int) error {
 		return fmt.Errorf("port %d cannot be bound: %w", port, err)
 	}
 	return ln.Close()
-}
-
-// SyncBuffer is a bytes.Buffer that a server's output may be copied into (as StartOptions.Log,
-// or a child process's stdout or stderr) while another goroutine reads it.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/gorilla/websocket"
 )
@@ -166,12 +167,7 @@ func checkWSEcho(t *testing.T, host string) {
 
 // SIGTERM shuts the server down gracefully and it exits 0; a missing --port is an error.
 func TestSignalAndFlags(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := loopback.Unused(t).Port
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "BINDING_SERVER_AS_MAIN=1", fmt.Sprintf("BINDING_SERVER_ARGS=--port %d --threads 2", port))
 	if err := cmd.Start(); err != nil {

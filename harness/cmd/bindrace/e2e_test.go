@@ -16,10 +16,11 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/child"
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/session"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // These tests build the CLI and run it as a user would, on loopback, with runs of a second or
@@ -304,10 +305,10 @@ func TestInterrupt(t *testing.T) {
 
 // interruptSecondRun starts a race whose first run is fasthttp's, sends SIGINT while its second
 // run is measured and checks that it exits 2 within stopWithin. It returns the race's stderr.
-func interruptSecondRun(t *testing.T, cmd *exec.Cmd, stopWithin time.Duration) *targets.SyncBuffer {
+func interruptSecondRun(t *testing.T, cmd *exec.Cmd, stopWithin time.Duration) *child.Buffer {
 	t.Helper()
 	cmd.Dir = root
-	errb := &targets.SyncBuffer{}
+	errb := child.NewBuffer()
 	cmd.Stderr = errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -524,12 +525,7 @@ func TestRaceWebSocket(t *testing.T) {
 // `bindrace load` drives ws:// URLs and WebSocket scenarios as WebSocket loads, everything else
 // as HTTP; both print the same JSON object.
 func TestLoadDispatch(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := loopback.Unused(t).Port
 	srv := exec.Command(bin, "serve", "--target", "fasthttp", "--port", strconv.Itoa(port))
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -85,9 +85,7 @@ func TestLoadCommandHumanCount(t *testing.T) {
 }
 
 func TestLoadCommandBadInput(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	dead := ln.Addr().String()
-	ln.Close()
+	dead := loopback.Unused(t).String()
 	for _, tc := range []struct {
 		args []string
 		want string

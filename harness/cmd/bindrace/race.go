@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -41,13 +40,8 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	b := fs.String("b", "", "target B (the reference)")
 	ov := addProfileFlags(fs, defaultProfile, false)
 	lag := addRateFlags(fs, ov)
-	out := fs.String("out", "", "session directory (default results/<timestamp>-<a>-vs-<b>)")
-	seed := fs.Int64("seed", 0, "seed of the bootstrap resampling (default time-based; recorded)")
-	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
-	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	sf := addSessionFlags(fs, "<a>-vs-<b>", "the bootstrap resampling")
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
-	dbo := addDBFlags(fs)
-	hosts := addHostFlags(fs)
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -55,16 +49,14 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
 		return 2
 	}
-	ss, ok := prepareSession("race", fs, ov, *slog, dbo, hosts, stderr)
+	ss, ok := prepareSession("race", fs, ov, sf, stderr)
 	if !ok {
 		return 2
 	}
 	defer ss.done()
-	res := race.Race(ss.ctx, race.Options{
-		A: *a, B: *b, Profile: ss.profile, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		AllowUnequalThreads: *unequal, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: ss.log,
-		DB: *dbo, Fleet: ss.fleet,
-	})
+	o := ss.options(fs, sf, stdout, stderr)
+	o.A, o.B, o.AllowUnequalThreads, o.LagTolerance = *a, *b, *unequal, *lag
+	res := race.Race(ss.ctx, o)
 	return closeFleet(ss.fleet, res.Exit, stderr, "race")
 }
 
@@ -81,35 +73,63 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("matrix", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
 	ov := addProfileFlags(fs, defaultProfile, true)
-	out := fs.String("out", "", "session directory (default results/<timestamp>-matrix-<targets>)")
-	seed := fs.Int64("seed", 0, "seed of the shuffled orders (default time-based; recorded)")
-	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
-	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
-	dbo := addDBFlags(fs)
-	hosts := addHostFlags(fs)
+	sf := addSessionFlags(fs, "matrix-<targets>", "the shuffled orders")
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
 	}
-	var names []string
-	for _, t := range strings.Split(*list, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			names = append(names, t)
-		}
-	}
+	names := splitList(*list)
 	if len(names) < 2 {
 		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
 		return 2
 	}
-	ss, ok := prepareSession("matrix", fs, ov, *slog, dbo, hosts, stderr)
+	ss, ok := prepareSession("matrix", fs, ov, sf, stderr)
 	if !ok {
 		return 2
 	}
 	defer ss.done()
-	code := race.Matrix(ss.ctx, race.Options{
-		Targets: names, Profile: ss.profile, Seed: *seed, SeedSet: fs.Changed("seed"), Out: *out, JSON: *asJSON,
-		Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: ss.log, DB: *dbo, Fleet: ss.fleet,
-	})
+	o := ss.options(fs, sf, stdout, stderr)
+	o.Targets = names
+	code := race.Matrix(ss.ctx, o)
 	return closeFleet(ss.fleet, code, stderr, "matrix")
+}
+
+// outputFlags say where a session's files go and what it prints: every session command
+// (race, matrix, scale, sweep) takes them.
+type outputFlags struct {
+	out, serverLog string
+	json           bool
+}
+
+// register adds the output flags to fs; outName is the session directory's default name after
+// the timestamp.
+func (f *outputFlags) register(fs *pflag.FlagSet, outName string) {
+	fs.StringVar(&f.out, "out", "", "session directory (default results/<timestamp>-"+outName+")")
+	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
+	fs.StringVar(&f.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+}
+
+// options are the race options every session command fills from its output flags.
+func (f *outputFlags) options(p *profile.Profile, serverLog, stdout, stderr io.Writer) race.Options {
+	return race.Options{Profile: p, Out: f.out, JSON: f.json, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: serverLog}
+}
+
+// sessionFlags are what race and matrix take beyond the output flags: the seed, and the
+// database and hosts the session runs on.
+type sessionFlags struct {
+	outputFlags
+	seed  int64
+	db    *race.DBOptions
+	hosts *hostFlags
+}
+
+// addSessionFlags registers the session flags; seeds says what the seed draws.
+func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
+	f := &sessionFlags{}
+	f.register(fs, outName)
+	fs.Int64Var(&f.seed, "seed", 0, "seed of "+seeds+" (default time-based; recorded)")
+	f.db = addDBFlags(fs)
+	f.hosts = addHostFlags(fs)
+	return f
 }
 
 // preparedSession is what race and matrix run with once their flags are checked.
@@ -124,22 +144,28 @@ type preparedSession struct {
 // prepareSession is prepare for a race or a matrix: it first checks the database flags and
 // opens the hosts, and gives the database the server log. ok false: the error is printed and
 // the hosts closed, exit 2; else the caller defers done and closes the fleet (closeFleet).
-func prepareSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, serverLog string, dbo *race.DBOptions,
-	hosts *hostFlags, stderr io.Writer) (preparedSession, bool) {
-	if err := dbo.Check(); err != nil {
+func prepareSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stderr io.Writer) (preparedSession, bool) {
+	if err := sf.db.Check(); err != nil {
 		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
 		return preparedSession{}, false
 	}
-	fl, err := hosts.open(stderr)
+	fl, err := sf.hosts.open(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
 		return preparedSession{}, false
 	}
-	ctx, p, logw, done, ok := prepare(cmd, fs, ov, serverLog, stderr)
+	ctx, p, logw, done, ok := prepare(cmd, fs, ov, sf.serverLog, stderr)
 	if !ok {
 		closeFleet(fl, 2, stderr, cmd)
 		return preparedSession{}, false
 	}
-	dbo.Log = logw
+	sf.db.Log = logw
 	return preparedSession{ctx: ctx, profile: p, log: logw, fleet: fl, done: done}, true
+}
+
+// options are the race options race and matrix fill from their flags.
+func (ss preparedSession) options(fs *pflag.FlagSet, sf *sessionFlags, stdout, stderr io.Writer) race.Options {
+	o := sf.options(ss.profile, ss.log, stdout, stderr)
+	o.Seed, o.SeedSet, o.DB, o.Fleet = sf.seed, fs.Changed("seed"), *sf.db, ss.fleet
+	return o
 }

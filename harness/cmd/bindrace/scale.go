@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -35,9 +34,8 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	list := fs.String("targets", "", "comma-separated targets")
 	threads := fs.String("threads", "", "comma-separated server thread counts, e.g. 1,2,4")
 	ov := addScaleFlags(fs)
-	out := fs.String("out", "", "session directory (default results/<timestamp>-scale-<targets>)")
-	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
-	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	var of outputFlags
+	of.register(fs, "scale-<targets>")
 	if code, done := parseNoArgs(fs, "scale", scaleUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -47,14 +45,14 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace scale: %v\n", err)
 		return 2
 	}
-	ctx, p, logw, done, ok := prepare("scale", fs, ov, *slog, stderr)
+	ctx, p, logw, done, ok := prepare("scale", fs, ov, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	return race.Scale(ctx, race.ScaleOptions{Threads: counts, Options: race.Options{
-		Targets: names, Profile: p, Out: *out, JSON: *asJSON, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw,
-	}})
+	o := race.ScaleOptions{Threads: counts, Options: of.options(p, logw, stdout, stderr)}
+	o.Targets = names
+	return race.Scale(ctx, o)
 }
 
 // addScaleFlags registers the profile flags a scale takes: the matrix's, less --threads (a

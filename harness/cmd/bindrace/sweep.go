@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/bindrace/bindrace/harness/race"
 )
@@ -33,18 +31,13 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	lag := addLagFlag(fs)
 	ov := addProfileFlags(fs, defaultProfile, true)
 	fs.MarkHidden("rounds")
-	out := fs.String("out", "", "session directory (default results/<timestamp>-sweep-<targets>)")
-	asJSON := fs.Bool("json", false, "print summary.json on stdout and nothing else")
-	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	var of outputFlags
+	of.register(fs, "sweep-<targets>")
 	if code, done := parseNoArgs(fs, "sweep", sweepUsage, args, stdout, stderr); done {
 		return code
 	}
 	o := race.SweepOptions{Rates: *rates, Fractions: *fractions, SLO: *slo}
-	for _, t := range strings.Split(*list, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			o.Targets = append(o.Targets, t)
-		}
-	}
+	o.Targets = splitList(*list)
 	err := o.Check()
 	if err == nil && fs.Changed("slo") && *slo <= 0 {
 		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
@@ -59,11 +52,13 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if !fs.Changed("pipelining") {
 		fs.Set("pipelining", "1") // an open loop's default: one request in flight per connection
 	}
-	ctx, p, logw, done, ok := prepare("sweep", fs, ov, *slog, stderr)
+	ctx, p, logw, done, ok := prepare("sweep", fs, ov, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	o.Options = race.Options{Targets: o.Targets, Profile: p, Out: *out, JSON: *asJSON, LagTolerance: *lag, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: logw}
+	targets := o.Targets
+	o.Options = of.options(p, logw, stdout, stderr)
+	o.Targets, o.LagTolerance = targets, *lag
 	return race.Sweep(ctx, o)
 }

@@ -1,10 +1,12 @@
 // Package child starts the harness's child processes (the servers of harness/targets, the
 // PostgreSQL of harness/db) and keeps what they write: Start forks them from a thread that
-// lives as long as the process, Tail keeps their last bytes for an error message and Locked is
-// one writer both of a process's output streams can share.
+// lives as long as the process, Tail keeps their last bytes for an error message, Locked is
+// one writer both of a process's output streams can share and Buffer is one that another
+// goroutine may read while they write.
 package child
 
 import (
+	"bytes"
 	"io"
 	"os/exec"
 	"runtime"
@@ -82,4 +84,25 @@ func (l *Locked) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.W.Write(p)
+}
+
+// Buffer keeps everything a process writes (its output streams, or a server's log) for a
+// reader on another goroutine.
+type Buffer struct {
+	Locked
+	b bytes.Buffer
+}
+
+// NewBuffer returns an empty Buffer.
+func NewBuffer() *Buffer {
+	b := &Buffer{}
+	b.W = &b.b
+	return b
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

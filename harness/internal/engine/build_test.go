@@ -2,21 +2,18 @@ package engine
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/valyala/fasthttp"
 )
 
 // seqServer answers every request and records the paths it saw.
 func seqServer(t *testing.T) (addr string, paths func() map[string]int) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, _ := loopback.Listen(t)
 	var mu sync.Mutex
 	seen := map[string]int{}
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {

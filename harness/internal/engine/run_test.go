@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/valyala/fasthttp"
 )
 
@@ -52,10 +52,7 @@ func TestRunCountExactRaw(t *testing.T) {
 }
 
 func TestRunCountExactFastHTTP(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, _ := loopback.Listen(t)
 	var served atomic.Int64
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
 		served.Add(1)
@@ -240,9 +237,7 @@ func TestRunCancel(t *testing.T) {
 }
 
 func TestRunNothingListening(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := loopback.Unused(t).String()
 	_, err := Run(context.Background(), countCfg(addr, 10), Hooks{})
 	if !errors.Is(err, errConnect) {
 		t.Fatalf("want errConnect, got %v", err)
@@ -302,10 +297,7 @@ func TestRunLargeBodies(t *testing.T) {
 func TestRunServerGoneCountModeEnds(t *testing.T) {
 	// The listener accepts the probe dial and then goes away: every connect is refused and
 	// Count mode must give up after the timeout rather than wait forever.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, _ := loopback.Listen(t)
 	go func() {
 		if c, err := ln.Accept(); err == nil {
 			c.Close()
@@ -329,11 +321,7 @@ func TestRunServerGoneCountModeEnds(t *testing.T) {
 // second half 60 ms later gives half the latencies near zero and half near 60 ms, not one
 // figure per batch.
 func TestRunLatencyPerResponse(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln, _ := loopback.Listen(t)
 	go func() {
 		for {
 			c, err := ln.Accept()

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 )
 
 // rawServer is a minimal pipelined HTTP/1.1 responder for tests: it counts requests by their
@@ -24,10 +26,7 @@ type rawServer struct {
 
 func newRawServer(t testing.TB, respond func(n int, done int64) (string, bool)) *rawServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, _ := loopback.Listen(t)
 	s := &rawServer{ln: ln, respond: respond}
 	s.wg.Add(1)
 	go s.serve()

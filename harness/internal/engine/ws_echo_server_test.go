@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/gorilla/websocket"
 )
 
@@ -100,10 +101,7 @@ func (es *echoServer) serve(c *websocket.Conn, o echoOptions) {
 // a wrong Accept).
 func rawWSServer(t testing.TB, fn func(net.Conn, *bufio.Reader)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, _ := loopback.Listen(t)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	wg.Add(1)

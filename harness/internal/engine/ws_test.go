@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 )
 
 func runCtx(t *testing.T, d time.Duration) context.Context {
@@ -254,13 +256,8 @@ func TestCleanCloseAtEnd(t *testing.T) {
 }
 
 func TestNothingListening(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, err = Run(runCtx(t, 10*time.Second), Config{Protocol: WebSocket, Addr: addr, Count: 1}, Hooks{})
+	addr := loopback.Unused(t).String()
+	_, err := Run(runCtx(t, 10*time.Second), Config{Protocol: WebSocket, Addr: addr, Count: 1}, Hooks{})
 	if !errors.Is(err, errConnect) {
 		t.Fatalf("err %v, want errConnect", err)
 	}

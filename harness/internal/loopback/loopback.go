@@ -1,0 +1,31 @@
+// Package loopback gives tests their addresses on 127.0.0.1: a listener the test owns, or an
+// address nobody listens on. Tests send traffic to loopback only, so every test server and
+// every refused-connection case starts here.
+package loopback
+
+import (
+	"net"
+	"testing"
+)
+
+// Listen listens on a kernel-chosen port of 127.0.0.1 and closes the listener when the test
+// ends (a test may close it sooner). It returns the listener and its port.
+func Listen(t testing.TB) (net.Listener, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln, ln.Addr().(*net.TCPAddr).Port
+}
+
+// Unused returns an address of 127.0.0.1 that was free a moment ago and is not listened on:
+// what a server's --port takes, or where a connection is refused. Another process may take it
+// meanwhile, which on a test machine's loopback is rare enough to ignore.
+func Unused(t testing.TB) *net.TCPAddr {
+	t.Helper()
+	ln, _ := Listen(t)
+	ln.Close()
+	return ln.Addr().(*net.TCPAddr)
+}
