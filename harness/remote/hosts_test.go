@@ -134,9 +134,7 @@ func TestRefusedKey(t *testing.T) {
 // A file and a directory tree reach the host; what already matches is not sent again.
 func TestCopy(t *testing.T) {
 	t.Parallel()
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{})
+	l, ctx, s := sessionInLab(t, SessionOptions{})
 	h := host(t, l.Server)
 	src := t.TempDir()
 
@@ -178,7 +176,7 @@ func TestCopy(t *testing.T) {
 		t.Fatalf("tree copy: %+v, %v", res, err)
 	}
 	sameTree(t, tree, res.Path)
-	if out, err := r.Run(ctx, h, Quote(res.Path+"/node_modules/.bin/cli")); err != nil || string(out) != "cli\n" {
+	if out, err := s.r.Run(ctx, h, Quote(res.Path+"/node_modules/.bin/cli")); err != nil || string(out) != "cli\n" {
 		t.Errorf("the copied symlink to an executable: %q, %v", out, err)
 	}
 	if res, err = s.Copy(ctx, h, tree, "uws"); err != nil || res.Copied != 0 || res.Skipped != 6 || res.Removed != 0 {
@@ -263,9 +261,7 @@ func sameTree(t *testing.T, local, remote string) {
 // left the group, and needs SIGKILL only for a process that ignores SIGTERM.
 func TestStartStop(t *testing.T) {
 	t.Parallel()
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{StopGrace: 500 * time.Millisecond})
+	l, ctx, s := sessionInLab(t, SessionOptions{StopGrace: 500 * time.Millisecond})
 	h := host(t, l.Clients[0])
 
 	p, err := s.Start(ctx, h, ProcessSpec{Name: "sleeper", Argv: []string{"sh", "-c", "setsid sleep 300 & exec sleep 300"}})
@@ -336,9 +332,7 @@ func pgidOf(pid int) int {
 // Exit status, Wait, a crash seen by Stop, a command that is not there.
 func TestExit(t *testing.T) {
 	t.Parallel()
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{})
+	l, ctx, s := sessionInLab(t, SessionOptions{})
 	h := host(t, l.Clients[1])
 
 	p, err := s.Start(ctx, h, ProcessSpec{Name: "crash", Argv: []string{"sh", "-c", "echo dying >&2; sleep 0.3; exit 7"}})
@@ -382,9 +376,7 @@ func TestExit(t *testing.T) {
 // Usage of a busy process: CPU seconds grow like wall time, the resident set is there, and
 // the figures match what this machine's /proc says about the same pid.
 func TestUsage(t *testing.T) {
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{})
+	l, ctx, s := sessionInLab(t, SessionOptions{})
 	p, err := s.Start(ctx, host(t, l.Server), ProcessSpec{Name: "busy", Argv: []string{"sha256sum", "/dev/zero"}})
 	if err != nil {
 		t.Fatal(err)
@@ -495,9 +487,7 @@ func TestSessionClose(t *testing.T) {
 // When the harness dies (its lifeline ssh goes), the host ends the session by itself.
 func TestLifelineHarnessGone(t *testing.T) {
 	t.Parallel()
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{})
+	l, ctx, s := sessionInLab(t, SessionOptions{})
 	h := host(t, l.Clients[0])
 	p, err := s.Start(ctx, h, ProcessSpec{Name: "orphan", Argv: []string{"sleep", "300"}})
 	if err != nil {
@@ -570,9 +560,7 @@ func TestLostHost(t *testing.T) {
 // shape of a race with --server-host and --client-hosts. Both programs are copied there.
 func TestServerReachableFromClients(t *testing.T) {
 	t.Parallel()
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{})
+	l, ctx, s := sessionInLab(t, SessionOptions{})
 	srvHost := host(t, l.Server)
 	self, err := os.Executable()
 	if err != nil {
@@ -622,9 +610,7 @@ func TestServerReachableFromClients(t *testing.T) {
 // A common start instant: each client waits for it in its own clock and they begin together.
 func TestPlanStart(t *testing.T) {
 	t.Parallel()
-	l, r := labRunner(t, Options{})
-	ctx := testContext(t)
-	s := labSession(t, r, SessionOptions{})
+	l, ctx, s := sessionInLab(t, SessionOptions{})
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -640,7 +626,7 @@ func TestPlanStart(t *testing.T) {
 		}
 		paths[h] = res.Path
 	}
-	plan, err := r.PlanStart(ctx, clients, 3*time.Second)
+	plan, err := s.r.PlanStart(ctx, clients, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

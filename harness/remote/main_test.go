@@ -146,6 +146,14 @@ func labSession(t *testing.T, r *Runner, o SessionOptions) *Session {
 	return s
 }
 
+// sessionInLab is the start of most session tests: the lab, a test context and a session of
+// a lab runner, closed when the test ends.
+func sessionInLab(t *testing.T, o SessionOptions) (*netnstest.Lab, context.Context, *Session) {
+	t.Helper()
+	l, r := labRunner(t, Options{})
+	return l, testContext(t), labSession(t, r, o)
+}
+
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)

@@ -13,16 +13,11 @@ import (
 // and every run.
 func matrixDocument(sd *sessionDir) document {
 	m := sd.matrix
-	d := document{Title: sessionTitle("Matrix", m.Scenario, m.Targets)}
 	sh := m.Shape
 	rounds := firstNonZero(sh.Rounds, len(m.Orders))
-	d.list(
-		fmt.Sprintf("%d targets × %d rounds, %d runs", len(m.Targets), rounds, len(m.Runs)),
-		fmt.Sprintf("%d connections", sh.Connections),
-		fmt.Sprintf("pipelining %d", sh.Pipelining),
-		runTimes(sh),
-		fmt.Sprintf("order seed %d", m.Seed),
-	)
+	d := sessionDocument("Matrix", m.Scenario, m.Targets, sh,
+		fmt.Sprintf("%d targets × %d rounds, %d runs, order seed %d", len(m.Targets), rounds, len(m.Runs), m.Seed),
+		fmt.Sprintf("%d connections, pipelining %d", sh.Connections, sh.Pipelining))
 	d.stoppedEarly(m.Incomplete, "")
 
 	d.h2("Per target")

@@ -313,14 +313,12 @@ func tailSections(d *document, warnings, command []string, manifest map[string]a
 	}
 }
 
-// sessionTitle is the title of a matrix, scale or sweep: its kind, scenario and targets.
-func sessionTitle(kind, scenario string, targets []string) string {
-	return fmt.Sprintf("%s — %s: %s", kind, scenario, strings.Join(targets, ", "))
-}
-
-// runTimes is one run's duration, warm-up and cool-down.
-func runTimes(sh session.Shape) string {
-	return fmt.Sprintf("%s per run, %s warm-up, %s cool-down", fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS))
+// sessionDocument starts the document of a matrix, scale or sweep: the title names its kind,
+// scenario and targets, and the list of its facts ends with the run times of its shape.
+func sessionDocument(kind, scenario string, targets []string, sh session.Shape, facts ...string) document {
+	d := document{Title: fmt.Sprintf("%s — %s: %s", kind, scenario, strings.Join(targets, ", "))}
+	d.list(append(facts, fmt.Sprintf("%s per run, %s warm-up, %s cool-down", fmtSeconds(sh.DurationS), fmtSeconds(sh.WarmupS), fmtSeconds(sh.CooldownS)))...)
+	return d
 }
 
 // stoppedEarly says why the session stopped before its end, if it did; more follows the reason.

@@ -13,14 +13,11 @@ import (
 // curves, and every run.
 func scaleDocument(sd *sessionDir) document {
 	s := sd.scale
-	d := document{Title: sessionTitle("Scale", s.Scenario, s.Targets)}
 	sh := s.Shape
-	d.list(
+	d := sessionDocument("Scale", s.Scenario, s.Targets, sh,
 		fmt.Sprintf("threads %s × %d target(s) × %d round(s), %d runs", joinInts(s.Threads), len(s.Targets), s.Rounds, len(s.Runs)),
-		fmt.Sprintf("%d connections, pipelining %d, %d client worker(s) on CPUs %q", sh.Connections, sh.Pipelining, sh.Workers, sh.CPUsClient),
-		runTimes(sh),
 		fmt.Sprintf("efficiency against %d thread(s): (rps ÷ threads) ÷ (base rps ÷ base threads)", s.BaseThreads),
-	)
+		fmt.Sprintf("%d connections, pipelining %d, %d client worker(s) on CPUs %q", sh.Connections, sh.Pipelining, sh.Workers, sh.CPUsClient))
 	d.stoppedEarly(s.Incomplete, " The points below hold what was measured.")
 	unit := "rps"
 	if s.Unit != "" {

@@ -12,13 +12,10 @@ import (
 // fractions were taken of, and how to reproduce it.
 func sweepDocument(sd *sessionDir) document {
 	sw := sd.sweep
-	d := document{Title: sessionTitle("Sweep", sw.Scenario, sw.Targets)}
 	sh := sw.Shape
-	d.list(
+	d := sessionDocument("Sweep", sw.Scenario, sw.Targets, sh,
 		fmt.Sprintf("%d targets × %d rates, one open-loop run each, the targets' order alternating from one rate to the next", len(sw.Targets), max(len(sw.Rates), len(sw.Fractions))),
-		fmt.Sprintf("%d connections, pipelining %d", sh.Connections, sh.Pipelining),
-		runTimes(sh),
-	)
+		fmt.Sprintf("%d connections, pipelining %d", sh.Connections, sh.Pipelining))
 	d.stoppedEarly(sw.Incomplete, "")
 	if sw.SLOMs > 0 {
 		slo := strconv.FormatFloat(sw.SLOMs, 'f', -1, 64) + " ms"

@@ -36,6 +36,30 @@ func postgresLeft(dir string) []string {
 	return out
 }
 
+// externalCluster starts a PostgreSQL of the test's own under build/pg-test/name, for the
+// --db-url tests; it stops when the test ends.
+func externalCluster(t *testing.T, name string) *db.Cluster {
+	t.Helper()
+	cl, err := db.StartCluster(context.Background(), db.ClusterOptions{CacheDir: filepath.Join(root, "build", "pg-test", name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Stop() })
+	return cl
+}
+
+// pgConnect connects to url (what names it in a failure); the connection closes when the test
+// ends, if the test has not closed it.
+func pgConnect(t *testing.T, url, what string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", what, err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
 // TestRaceDB races binding against fasthttp on get-user and create-order at scale 0.002, on
 // the db profile (500 warm-up requests that must succeed) shortened: the harness starts PostgreSQL, verifies both targets against the database, resets it before
 // every run and records reset time and the three parties' resources; nothing is left running.
@@ -133,24 +157,13 @@ func TestVerifyDB(t *testing.T) {
 // refused with exit 2 and left exactly as it was.
 func TestRaceDBExternalNotOwned(t *testing.T) {
 	ctx := context.Background()
-	cl, err := db.StartCluster(ctx, db.ClusterOptions{CacheDir: filepath.Join(root, "build", "pg-test", "e2e-ext")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Stop()
-	admin, err := pgx.Connect(ctx, cl.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	cl := externalCluster(t, "e2e-ext")
+	admin := pgConnect(t, cl.URL("postgres"), "the cluster")
 	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db.DefaultTemplate)
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db.DefaultTemplate); err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
-	if err != nil {
-		t.Fatal(err)
-	}
+	foreign := pgConnect(t, cl.URL(db.DefaultTemplate), "the foreign database")
 	if _, err := foreign.Exec(ctx, "CREATE TABLE precious (v text); INSERT INTO precious VALUES ('mine')"); err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +177,7 @@ func TestRaceDBExternalNotOwned(t *testing.T) {
 	if strings.Contains(r.stderr, cl.URL("postgres")) {
 		t.Errorf("the password reached stderr: %s", r.stderr)
 	}
-	foreign, err = pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
-	if err != nil {
-		t.Fatalf("the foreign database is gone: %v", err)
-	}
-	defer foreign.Close(ctx)
+	foreign = pgConnect(t, cl.URL(db.DefaultTemplate), "the foreign database after the race")
 	var v string
 	if err := foreign.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != "mine" {
 		t.Errorf("the foreign database changed: %q, %v", v, err)
@@ -201,12 +210,7 @@ func TestRaceDBInterrupt(t *testing.T) {
 // there, races on clones of it, records the database's resources as external (not sampled),
 // and leaves the server running, as it found it.
 func TestRaceDBExternal(t *testing.T) {
-	ctx := context.Background()
-	cl, err := db.StartCluster(ctx, db.ClusterOptions{CacheDir: filepath.Join(root, "build", "pg-test", "e2e-ext-owned")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Stop()
+	cl := externalCluster(t, "e2e-ext-owned")
 	out := filepath.Join(t.TempDir(), "s")
 	r := cli(t, 60*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1",
 		"--pairs", "2", "--duration", "1100ms", "--warmup", "200ms", "--cooldown", "0", "--busy-sample", "0",
@@ -217,12 +221,8 @@ func TestRaceDBExternal(t *testing.T) {
 	if strings.Contains(r.stderr+r.stdout, cl.URL("postgres")) {
 		t.Errorf("the password reached the output")
 	}
-	var s session.Summary
-	b, err := os.ReadFile(filepath.Join(out, session.SummaryFile))
+	s, err := session.LoadSummary(out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	if d := s.Database; d == nil || !d.External || d.Users != 200 {
@@ -239,13 +239,9 @@ func TestRaceDBExternal(t *testing.T) {
 			}
 		}
 	}
-	admin, err := pgx.Connect(ctx, cl.URL(db.DefaultTemplate))
-	if err != nil {
-		t.Fatalf("the external server or the harness's template is gone: %v", err)
-	}
-	defer admin.Close(ctx)
+	admin := pgConnect(t, cl.URL(db.DefaultTemplate), "the external server's bindrace template")
 	var marker string
-	if err := admin.QueryRow(ctx, "SELECT marker FROM bindrace_owner").Scan(&marker); err != nil || marker != db.OwnerMarker {
+	if err := admin.QueryRow(context.Background(), "SELECT marker FROM bindrace_owner").Scan(&marker); err != nil || marker != db.OwnerMarker {
 		t.Errorf("template marker %q, %v", marker, err)
 	}
 	noLeftovers(t)

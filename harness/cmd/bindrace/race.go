@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/race"
 )
@@ -49,15 +48,10 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
 		return 2
 	}
-	ss, ok := prepareSession("race", fs, ov, sf, stderr)
-	if !ok {
-		return 2
-	}
-	defer ss.done()
-	o := ss.options(fs, sf, stdout, stderr)
-	o.A, o.B, o.AllowUnequalThreads, o.LagTolerance = *a, *b, *unequal, *lag
-	res := race.Race(ss.ctx, o)
-	return closeFleet(ss.fleet, res.Exit, stderr, "race")
+	return runSession("race", fs, ov, sf, stdout, stderr, func(ctx context.Context, o race.Options) int {
+		o.A, o.B, o.AllowUnequalThreads, o.LagTolerance = *a, *b, *unequal, *lag
+		return race.Race(ctx, o).Exit
+	})
 }
 
 const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
@@ -82,15 +76,10 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
 		return 2
 	}
-	ss, ok := prepareSession("matrix", fs, ov, sf, stderr)
-	if !ok {
-		return 2
-	}
-	defer ss.done()
-	o := ss.options(fs, sf, stdout, stderr)
-	o.Targets = names
-	code := race.Matrix(ss.ctx, o)
-	return closeFleet(ss.fleet, code, stderr, "matrix")
+	return runSession("matrix", fs, ov, sf, stdout, stderr, func(ctx context.Context, o race.Options) int {
+		o.Targets = names
+		return race.Matrix(ctx, o)
+	})
 }
 
 // outputFlags say where a session's files go and what it prints: every session command
@@ -132,40 +121,28 @@ func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
 	return f
 }
 
-// preparedSession is what race and matrix run with once their flags are checked.
-type preparedSession struct {
-	ctx     context.Context
-	profile *profile.Profile
-	log     io.Writer // the server log, nil without --server-log
-	fleet   *fleet.Fleet
-	done    func()
-}
-
-// prepareSession is prepare for a race or a matrix: it first checks the database flags and
-// opens the hosts, and gives the database the server log. ok false: the error is printed and
-// the hosts closed, exit 2; else the caller defers done and closes the fleet (closeFleet).
-func prepareSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stderr io.Writer) (preparedSession, bool) {
+// runSession runs a race or a matrix once its own flags are checked: it checks the database
+// flags, opens the hosts, loads the profile and gives the database the server log, then calls
+// run with the options the session flags fill (run adds the command's own) and closes the
+// hosts. It returns the exit status, 2 when the set-up failed (the error printed).
+func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stdout, stderr io.Writer,
+	run func(context.Context, race.Options) int) int {
 	if err := sf.db.Check(); err != nil {
 		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
-		return preparedSession{}, false
+		return 2
 	}
 	fl, err := sf.hosts.open(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
-		return preparedSession{}, false
+		return 2
 	}
 	ctx, p, logw, done, ok := prepare(cmd, fs, ov, sf.serverLog, stderr)
 	if !ok {
-		closeFleet(fl, 2, stderr, cmd)
-		return preparedSession{}, false
+		return closeFleet(fl, 2, stderr, cmd)
 	}
+	defer done()
 	sf.db.Log = logw
-	return preparedSession{ctx: ctx, profile: p, log: logw, fleet: fl, done: done}, true
-}
-
-// options are the race options race and matrix fill from their flags.
-func (ss preparedSession) options(fs *pflag.FlagSet, sf *sessionFlags, stdout, stderr io.Writer) race.Options {
-	o := sf.options(ss.profile, ss.log, stdout, stderr)
-	o.Seed, o.SeedSet, o.DB, o.Fleet = sf.seed, fs.Changed("seed"), *sf.db, ss.fleet
-	return o
+	o := sf.options(p, logw, stdout, stderr)
+	o.Seed, o.SeedSet, o.DB, o.Fleet = sf.seed, fs.Changed("seed"), *sf.db, fl
+	return closeFleet(fl, run(ctx, o), stderr, cmd)
 }

@@ -560,6 +560,19 @@ func textOf(t *testing.T, dom, testid string) string {
 	return html.UnescapeString(m[1])
 }
 
+// expectMasthead checks the masthead's text, its tags dropped and its spaces folded.
+func expectMasthead(t *testing.T, dom, want string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<header[^>]*data-testid="masthead"[^>]*>(.*?)</header>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("no masthead")
+	}
+	text := strings.Join(strings.Fields(html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[1], " "))), " ")
+	if text != want {
+		t.Errorf("masthead %q, want %q", text, want)
+	}
+}
+
 func TestBrowserRace(t *testing.T) {
 	chromium(t)
 	sum, raw, man := raceFixture("binding")
@@ -635,6 +648,7 @@ func TestBrowserMatrix(t *testing.T) {
 	m, raw, man := matrixFixture()
 	page := renderFixture(t, t.TempDir(), m, raw, man)
 	dom := browse(t, "report-matrix", page)
+	expectMasthead(t, dom, "bindrace matrix report binding , binding-static , uws , fasthttp , nethttp scenario ping · profile quick · 5 rounds, seed 42 · 2026-11-03 15:00 UTC")
 
 	bars := points(chart(t, dom, "targets"), "rect")
 	if len(bars) != len(m.Targets) {

@@ -32,6 +32,7 @@ func TestBrowserScale(t *testing.T) {
 	chromium(t)
 	s := scaleFixture()
 	dom := browse(t, "report-scale", renderFixture(t, t.TempDir(), s, session.Raw{}, map[string]any{}))
+	expectMasthead(t, dom, "bindrace scale report binding , fasthttp scenario ping · threads 1, 2")
 	rps := points(chart(t, dom, "scale-rps"), "circle")
 	eff := points(chart(t, dom, "scale-efficiency"), "circle")
 	if len(rps) != len(s.Points) || len(eff) != len(s.Points) {

@@ -30,6 +30,7 @@ func TestSweepPageInBrowser(t *testing.T) {
 		t.Errorf("title: %s", page[:400])
 	}
 	dom := browse(t, "sweep", page)
+	expectMasthead(t, dom, "bindrace sweep report binding , uws scenario ping")
 	for _, q := range []struct {
 		name string
 		want []string

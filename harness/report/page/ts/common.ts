@@ -15,6 +15,21 @@ export function masthead(kicker: string, title: Child[], sub: Child[]): HTMLElem
   );
 }
 
+/** The masthead of a session over several targets (matrix, scale, sweep): its kind, the targets
+ * in their colours, then the scenario, what the kind adds (details) and when it started. */
+export function sessionMasthead(
+  kind: string,
+  sm: { targets?: string[]; scenario?: string; started?: string },
+  color: (t: string) => string,
+  details: Child[],
+): HTMLElement {
+  return masthead(`${kind} report`, targetTitle(sm.targets ?? [], color), [
+    sm.scenario ? ["scenario ", h("b", null, sm.scenario)] : null,
+    ...details,
+    when(sm.started) ? [" \u00b7 ", when(sm.started)] : null,
+  ]);
+}
+
 /** The run's shape as chips: "100 connections", "pipelining 10", "10 pairs × 10 s", … */
 export function shapeChips(shape: Shape, extra: { connections?: number; pipelining?: number } = {}, kind: "race" | "matrix" = "race"): HTMLElement {
   const chips: [string, string][] = [];

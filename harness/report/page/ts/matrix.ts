@@ -3,7 +3,7 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, linear, niceDomain, plotH, plotW, round, svgRoot, ticks, xGrid, yGrid, axisTitle } from "./chart";
-import { environment, footer, masthead, reproduce, shapeChips, targetColors, targetTitle, warnings } from "./common";
+import { environment, footer, reproduce, sessionMasthead, shapeChips, targetColors, warnings } from "./common";
 import type { Data, Matrix, Run, TargetStats } from "./types";
 
 /** |r| under this reads as "no meaningful position bias" (a reading guide, not a gate). */
@@ -18,16 +18,10 @@ export function renderMatrix(d: Data, root: HTMLElement): void {
   const color = targetColors(targets);
 
   root.appendChild(
-    masthead(
-      "matrix report",
-      targetTitle(targets, color),
-      [
-        m.scenario ? ["scenario ", h("b", null, m.scenario)] : null,
-        shape.profile ? [" \u00b7 profile ", h("b", null, shape.profile)] : null,
-        ` \u00b7 ${m.orders?.length ?? shape.rounds ?? 0} rounds, seed ${m.seed ?? shape.seed ?? 0}`,
-        F.when(m.started) ? [" \u00b7 ", F.when(m.started)] : null,
-      ],
-    ),
+    sessionMasthead("matrix", { ...m, targets }, color, [
+      shape.profile ? [" \u00b7 profile ", h("b", null, shape.profile)] : null,
+      ` \u00b7 ${m.orders?.length ?? shape.rounds ?? 0} rounds, seed ${m.seed ?? shape.seed ?? 0}`,
+    ]),
   );
 
   const r = m.slot_correlation;

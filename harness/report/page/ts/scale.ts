@@ -3,7 +3,7 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, linear, niceDomain, plotH, plotW, round, svgRoot, ticks, xGrid, yGrid, axisTitle } from "./chart";
-import { environment, footer, masthead, reproduce, shapeChips, targetColors, targetTitle, warnings } from "./common";
+import { environment, footer, reproduce, sessionMasthead, shapeChips, targetColors, warnings } from "./common";
 import type { Data, Scale, ScalePoint } from "./types";
 
 export function renderScale(d: Data, root: HTMLElement): void {
@@ -12,13 +12,7 @@ export function renderScale(d: Data, root: HTMLElement): void {
   const targets = m.targets ?? [];
   const points = m.points ?? [];
   const color = targetColors(targets);
-  root.appendChild(
-    masthead(
-      "scale report",
-      targetTitle(targets, color),
-      [m.scenario ? ["scenario ", h("b", null, m.scenario)] : null, ` \u00b7 threads ${(m.threads ?? []).join(", ")}`, F.when(m.started) ? [" \u00b7 ", F.when(m.started)] : null],
-    ),
-  );
+  root.appendChild(sessionMasthead("scale", m, color, [` \u00b7 threads ${(m.threads ?? []).join(", ")}`]));
   root.appendChild(shapeChips(shape, {}, "matrix"));
   const w = warnings(m.warnings, m.incomplete);
   if (w) root.appendChild(w);

@@ -4,7 +4,7 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, linear, log10, logTicks, niceDomain, plotH, round, svgRoot, ticks, xGrid, yGrid, axisTitle } from "./chart";
-import { environment, footer, masthead, reproduce, shapeChips, targetColors, targetTitle, warnings } from "./common";
+import { environment, footer, reproduce, sessionMasthead, shapeChips, targetColors, warnings } from "./common";
 import type { Data, Sweep, SweepPoint } from "./types";
 
 const PCTS: { label: string; get: (p: SweepPoint) => number }[] = [
@@ -17,13 +17,7 @@ export function renderSweep(d: Data, root: HTMLElement): void {
   const sw = d.summary as Sweep;
   const targets = sw.targets ?? [];
   const color = targetColors(targets);
-  root.appendChild(
-    masthead(
-      "sweep report",
-      targetTitle(targets, color),
-      [sw.scenario ? ["scenario ", h("b", null, sw.scenario)] : null, F.when(sw.started) ? [" \u00b7 ", F.when(sw.started)] : null],
-    ),
-  );
+  root.appendChild(sessionMasthead("sweep", sw, color, []));
   root.appendChild(shapeChips(sw.shape ?? {}, {}, "matrix"));
   const w = warnings(sw.warnings, sw.incomplete);
   if (w) root.appendChild(w);
