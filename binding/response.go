@@ -191,7 +191,9 @@ func (w *Response) Stream(contentLength int64) (*Stream, error) {
 // with End, from any goroutine. Responses to later pipelined requests wait for it. Request
 // views are invalid after the handler returns: copy what the async work needs first. Until
 // every detached Response has ended, idle loops wait in Go's netpoller, so the goroutines
-// that will end them get the processor at once.
+// that will end them get the processor at once. Hand the work to goroutines that stay rather
+// than one started per request: a new goroutine grows its stack, copying, in deep work such as
+// a database query (binding-server's dbroutes.go; docs/database.md).
 func (w *Response) Detach() *Response {
 	if w.state != resOpen || w.out == nil {
 		return w
