@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/spf13/pflag"
-
-	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/race"
 )
 
@@ -80,69 +76,4 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		o.Targets = names
 		return race.Matrix(ctx, o)
 	})
-}
-
-// outputFlags say where a session's files go and what it prints: every session command
-// (race, matrix, scale, sweep) takes them.
-type outputFlags struct {
-	out, serverLog string
-	json           bool
-}
-
-// register adds the output flags to fs; outName is the session directory's default name after
-// the timestamp.
-func (f *outputFlags) register(fs *pflag.FlagSet, outName string) {
-	fs.StringVar(&f.out, "out", "", "session directory (default results/<timestamp>-"+outName+")")
-	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
-	fs.StringVar(&f.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
-}
-
-// options are the race options every session command fills from its output flags.
-func (f *outputFlags) options(p *profile.Profile, serverLog, stdout, stderr io.Writer) race.Options {
-	return race.Options{Profile: p, Out: f.out, JSON: f.json, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: serverLog}
-}
-
-// sessionFlags are what race and matrix take beyond the output flags: the seed, and the
-// database and hosts the session runs on.
-type sessionFlags struct {
-	outputFlags
-	seed  int64
-	db    *race.DBOptions
-	hosts *hostFlags
-}
-
-// addSessionFlags registers the session flags; seeds says what the seed draws.
-func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
-	f := &sessionFlags{}
-	f.register(fs, outName)
-	fs.Int64Var(&f.seed, "seed", 0, "seed of "+seeds+" (default time-based; recorded)")
-	f.db = addDBFlags(fs)
-	f.hosts = addHostFlags(fs)
-	return f
-}
-
-// runSession runs a race or a matrix once its own flags are checked: it checks the database
-// flags, opens the hosts, loads the profile and gives the database the server log, then calls
-// run with the options the session flags fill (run adds the command's own) and closes the
-// hosts. It returns the exit status, 2 when the set-up failed (the error printed).
-func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stdout, stderr io.Writer,
-	run func(context.Context, race.Options) int) int {
-	if err := sf.db.Check(); err != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
-		return 2
-	}
-	fl, err := sf.hosts.open(stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
-		return 2
-	}
-	ctx, p, logw, done, ok := prepare(cmd, fs, ov, sf.serverLog, stderr)
-	if !ok {
-		return closeFleet(fl, 2, stderr, cmd)
-	}
-	defer done()
-	sf.db.Log = logw
-	o := sf.options(p, logw, stdout, stderr)
-	o.Seed, o.SeedSet, o.DB, o.Fleet = sf.seed, fs.Changed("seed"), *sf.db, fl
-	return closeFleet(fl, run(ctx, o), stderr, cmd)
 }

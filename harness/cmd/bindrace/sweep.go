@@ -36,8 +36,9 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "sweep", sweepUsage, args, stdout, stderr); done {
 		return code
 	}
+	targets := splitList(*list)
 	o := race.SweepOptions{Rates: *rates, Fractions: *fractions, SLO: *slo}
-	o.Targets = splitList(*list)
+	o.Targets = targets
 	err := o.Check()
 	if err == nil && fs.Changed("slo") && *slo <= 0 {
 		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
@@ -57,8 +58,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer done()
-	targets := o.Targets
-	o.Options = of.options(p, logw, stdout, stderr)
+	o.Options = of.options(p, logw, stdout, stderr) // the options of every session command
 	o.Targets, o.LagTolerance = targets, *lag
 	return race.Sweep(ctx, o)
 }
