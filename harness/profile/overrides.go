@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,29 +14,32 @@ import (
 type Overrides struct {
 	Set map[string]bool
 
-	Profile     string
-	Pairs       int
-	Windows     int
-	Rounds      int
-	Duration    time.Duration
-	Warmup      time.Duration
-	Settle      time.Duration
-	Cooldown    time.Duration
-	Connections int
-	Pipelining  int
-	Workers     int
-	Threads     int
-	Scenario    string
-	Thresholds  []string
-	CPUsServer  string
-	CPUsClient  string
-	Counters    string
-	DecideOn    string
-	Confidence  float64
-	BusySample  time.Duration
-	CGN         int
-	CGReps      int
-	Loadgen     string
+	Profile string
+	Pairs   int // a fixed design of Pairs pairs
+	// a sequential design (each replaces the profile's; a fixed profile turns sequential)
+	MinPairs, MaxPairs int
+	MaxTime            time.Duration
+	Windows            int
+	Rounds             int
+	Duration           time.Duration
+	Warmup             time.Duration
+	Settle             time.Duration
+	Cooldown           time.Duration
+	Connections        int
+	Pipelining         int
+	Workers            int
+	Threads            int
+	Scenario           string
+	Thresholds         []string
+	CPUsServer         string
+	CPUsClient         string
+	Counters           string
+	DecideOn           string
+	Confidence         float64
+	BusySample         time.Duration
+	CGN                int
+	CGReps             int
+	Loadgen            string
 
 	// race: an open loop at Rate, or at RateFraction of the lower closed-loop maximum
 	Rate, RateFraction float64
@@ -48,6 +52,9 @@ func (o *Overrides) changed(name string) bool {
 // Apply writes the given flags over p and re-checks it.
 func (o *Overrides) Apply(p *Profile) error {
 	o.applyValues(p)
+	if err := o.applyDesign(p); err != nil {
+		return err
+	}
 	if err := o.applyDurations(p); err != nil {
 		return err
 	}
@@ -70,7 +77,6 @@ func (o *Overrides) Apply(p *Profile) error {
 
 // applyValues writes the counts and names given over p.
 func (o *Overrides) applyValues(p *Profile) {
-	set(o, "pairs", o.Pairs, &p.Pairs)
 	set(o, "windows", o.Windows, &p.Windows)
 	set(o, "rounds", o.Rounds, &p.Rounds)
 	set(o, "connections", o.Connections, &p.Connections)
@@ -90,6 +96,34 @@ func (o *Overrides) applyValues(p *Profile) {
 			p.Counters = ""
 		}
 	}
+}
+
+// applyDesign writes the design flags over p: --pairs makes it fixed, --min-pairs, --max-pairs
+// and --max-time sequential (from the defaults of 6 to 30 pairs with no time limit where the
+// profile was fixed). Both kinds at once are an error.
+func (o *Overrides) applyDesign(p *Profile) error {
+	seq := o.changed("min-pairs") || o.changed("max-pairs") || o.changed("max-time")
+	switch {
+	case o.changed("pairs") && seq:
+		return errors.New("--pairs sets a fixed design of that many pairs; --min-pairs, --max-pairs and --max-time a sequential one: give one kind")
+	case o.changed("pairs"):
+		p.Pairs, p.Sequential = o.Pairs, nil
+	case seq:
+		sq := Sequential{MinPairs: 6, MaxPairs: 30}
+		if p.Sequential != nil {
+			sq = *p.Sequential
+		}
+		set(o, "min-pairs", o.MinPairs, &sq.MinPairs)
+		set(o, "max-pairs", o.MaxPairs, &sq.MaxPairs)
+		if o.changed("max-time") {
+			if o.MaxTime < 0 {
+				return errors.New("--max-time must not be negative")
+			}
+			sq.MaxTime = Duration(o.MaxTime)
+		}
+		p.Sequential, p.Pairs = &sq, 0
+	}
+	return nil
 }
 
 // set writes v to dst when the flag name was given.

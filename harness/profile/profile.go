@@ -16,6 +16,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // Duration is a time.Duration written in JSON as a Go duration string ("5s", "200ms") or a
@@ -71,7 +72,10 @@ type Profile struct {
 	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
 	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
 
-	Pairs int `json:"pairs"` // race: AB/BA pairs
+	Pairs int `json:"pairs"` // race, fixed design: AB/BA pairs
+	// Sequential plans the pairs instead: looks after every even pair count, stopping once every
+	// check is decided (stats.SequentialDesign); "pairs" is then left out.
+	Sequential *Sequential `json:"sequential,omitempty"`
 	// Windows per run: 1 measures every run in its own fresh process; more keeps both servers
 	// of a pair alive and measures them in alternating windows (A B B A …), summed per side.
 	Windows  int      `json:"windows"`
@@ -119,6 +123,15 @@ type Profile struct {
 	RateFraction float64 `json:"rate_fraction,omitempty"`
 
 	Path string `json:"-"` // where it was loaded from
+}
+
+// Sequential is a sequential design's budget.
+type Sequential struct {
+	MinPairs int `json:"min_pairs"` // the first look
+	MaxPairs int `json:"max_pairs"` // the last look; with the level it fixes every bound
+	// MaxTime is the whole session's wall-clock budget (0: none): a race stops before a pair it
+	// cannot finish in time, and races after a decided one get the time it left.
+	MaxTime Duration `json:"max_time"`
 }
 
 // Default is the profile values a file leaves out.
@@ -215,6 +228,12 @@ func Parse(b []byte) (*Profile, error) {
 	if len(p.Scenarios) > 0 {
 		p.Scenario = ""
 	}
+	if p.Sequential != nil {
+		if bytes.Contains(b, []byte(`"pairs"`)) {
+			return nil, errors.New(`set "pairs" (a fixed design) or "sequential", not both`)
+		}
+		p.Pairs = 0
+	}
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
@@ -224,7 +243,7 @@ func Parse(b []byte) (*Profile, error) {
 // Check validates the values.
 func (p *Profile) Check() error {
 	switch {
-	case p.Pairs < 1:
+	case p.Sequential == nil && p.Pairs < 1:
 		return fmt.Errorf("pairs must be at least 1 (got %d)", p.Pairs)
 	case p.Windows < 1:
 		return fmt.Errorf("windows must be at least 1 (got %d)", p.Windows)
@@ -261,6 +280,9 @@ func (p *Profile) Check() error {
 		if s == "" {
 			return errors.New("empty scenario name")
 		}
+	}
+	if _, err := p.Design(); err != nil {
+		return err
 	}
 	for i, e := range p.ExtraRaces {
 		if e.Scenario == "" {
@@ -314,6 +336,28 @@ func (p *Profile) GateThresholds() session.Thresholds {
 // FallibleChecks is how many statistical checks of this profile can FAIL a release: throughput
 // and p99 in every race. They share the false-FAIL budget 1-Confidence (stats.CheckLevel).
 func (p *Profile) FallibleChecks() int { return 2 * len(p.Races()) }
+
+// Alpha is each statistical check's share of the false-FAIL budget, per direction: the
+// union bound over FallibleChecks gives each (1 - Confidence) / FallibleChecks.
+func (p *Profile) Alpha() float64 { return (1 - p.Confidence) / float64(p.FallibleChecks()) }
+
+// Design is how a race of this profile plans its pairs: Pairs rounded up to even in a fixed
+// design, or the sequential plan. An error says what a sequential budget lacks.
+func (p *Profile) Design() (*session.Design, error) {
+	if p.Sequential == nil {
+		return stats.FixedDesign(p.Pairs+p.Pairs%2, p.Alpha()), nil
+	}
+	sq := p.Sequential
+	if sq.MinPairs < 2 {
+		return nil, fmt.Errorf("sequential min_pairs must be at least 2 (got %d)", sq.MinPairs)
+	}
+	d, err := stats.SequentialDesign(sq.MinPairs, sq.MaxPairs, p.Alpha())
+	if err != nil {
+		return nil, fmt.Errorf("sequential: %w", err)
+	}
+	d.MaxTimeS = sq.MaxTime.D().Seconds()
+	return d, nil
+}
 
 // ScenarioList is the scenarios a race of this profile covers.
 func (p *Profile) ScenarioList() []string {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,47 @@ func TestOverridesApply(t *testing.T) {
 		if err := bad.Apply(&q); err == nil {
 			t.Errorf("%+v: accepted", bad)
 		}
+	}
+}
+
+func TestDesigns(t *testing.T) {
+	p, err := Parse([]byte(`{"sequential": {"min_pairs": 6, "max_pairs": 30, "max_time": "5m"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Design()
+	if err != nil || d.Kind != "sequential" || d.MinPairs != 6 || d.MaxPairs != 30 || d.MaxTimeS != 300 || math.Abs(d.Alpha-0.025) > 1e-12 {
+		t.Errorf("sequential: %+v %v", d, err)
+	}
+	// --pairs always means a fixed design of that many pairs.
+	o := &Overrides{Set: map[string]bool{"pairs": true}, Pairs: 5}
+	if err := o.Apply(p); err != nil || p.Sequential != nil || p.Pairs != 5 {
+		t.Errorf("--pairs 5 over a sequential profile: %+v %v", p, err)
+	}
+	if d, _ := p.Design(); d.Kind != "fixed" || d.MaxPairs != 6 || d.Looks[0] != 6 {
+		t.Errorf("fixed: %+v", d)
+	}
+	// --max-pairs turns a fixed profile sequential, from the defaults 6..30.
+	q := Default()
+	if err := (&Overrides{Set: map[string]bool{"max-pairs": true}, MaxPairs: 12}).Apply(&q); err != nil || q.Sequential == nil || q.Sequential.MinPairs != 6 || q.Sequential.MaxPairs != 12 {
+		t.Errorf("--max-pairs 12: %+v %v", q.Sequential, err)
+	}
+	for _, c := range []struct {
+		o    *Overrides
+		want string
+	}{
+		{&Overrides{Set: map[string]bool{"pairs": true, "max-pairs": true}, Pairs: 6, MaxPairs: 20}, "give one kind"},
+		{&Overrides{Set: map[string]bool{"min-pairs": true, "max-pairs": true}, MinPairs: 10, MaxPairs: 8}, "max_pairs 8 is below min_pairs 10"},
+		// Four checks share 5%: 1.25% each way, which unanimous pairs reach at 8.
+		{&Overrides{Set: map[string]bool{"max-pairs": true, "min-pairs": true, "scenario": true}, MinPairs: 2, MaxPairs: 6, Scenario: "ping,params"}, "need max_pairs of at least 8"},
+		{&Overrides{Set: map[string]bool{"max-time": true}, MaxTime: -time.Second}, "must not be negative"},
+	} {
+		q := Default()
+		if err := c.o.Apply(&q); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.o.Set, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte(`{"pairs": 6, "sequential": {"min_pairs": 6, "max_pairs": 30}}`)); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("pairs and sequential: %v", err)
 	}
 }

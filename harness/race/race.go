@@ -304,7 +304,7 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 	s := &session.Summary{}
 	if rs.stopped != "" {
 		// Not run: recorded so the index shows every race the profile asked for.
-		*s = stats.Summarize(nil, o.Profile.GateThresholds(), rs.level)
+		*s = stats.Summarize(nil, o.Profile.GateThresholds(), stats.FixedDesign(rs.pairs, (1-rs.level)/2))
 		s.Incomplete = "not run: " + rs.stopped
 	} else {
 		prefix := ""
@@ -319,7 +319,7 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 			measured, runs, cut = racePairs(ctx, eng, o, rs.pairs, r, rs.byName[r.Scenario], prefix, ri == len(rs.races)-1)
 			raw = append(raw, runs...)
 		}
-		*s = stats.Summarize(measured, o.Profile.GateThresholds(), rs.level)
+		*s = stats.Summarize(measured, o.Profile.GateThresholds(), stats.FixedDesign(rs.pairs, (1-rs.level)/2))
 		s.Rate = rate.Record()
 		if cut == nil && o.Profile.Has(profile.CountersCachegrind) {
 			cut = eng.countInto(ctx, s, r, rs.byName[r.Scenario], o.Profile)

@@ -127,7 +127,10 @@ func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile
 	if matrix {
 		fs.IntVar(&o.Rounds, "rounds", 0, "rounds; each round runs every target once in a shuffled order (default from the profile)")
 	} else {
-		fs.IntVar(&o.Pairs, "pairs", 0, "number of AB/BA pairs (default from the profile)")
+		fs.IntVar(&o.Pairs, "pairs", 0, "a fixed design of this many AB/BA pairs (rounded up to even), whatever the profile plans")
+		fs.IntVar(&o.MinPairs, "min-pairs", 0, "sequential design: the first look, in pairs (default from the profile, else 6)")
+		fs.IntVar(&o.MaxPairs, "max-pairs", 0, "sequential design: the last look; pairs run until every check is decided or this many (default from the profile, else 30)")
+		fs.DurationVar(&o.MaxTime, "max-time", 0, "sequential design: wall-clock budget of the whole session, e.g. 5m (default from the profile; 0 = none)")
 		fs.IntVar(&o.Windows, "windows", 0, "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile)")
 	}
 	fs.DurationVar(&o.Duration, "duration", 0, "measured window of each run, e.g. 10s")
