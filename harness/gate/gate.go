@@ -276,3 +276,18 @@ func side(target, fallback string) string {
 	}
 	return target
 }
+
+// Settled reports whether a race can stop measuring pairs: a check FAILed (the verdict is FAIL
+// whatever the rest would say), or every statistical check (those with looks) is decided.
+func Settled(s *session.Summary) bool {
+	undecided := false
+	for _, c := range s.Checks {
+		switch {
+		case c.Verdict == session.Fail:
+			return true
+		case len(c.Looks) > 0 && c.DecidedAt == 0:
+			undecided = true
+		}
+	}
+	return !undecided
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // Worst orders verdicts INCOMPLETE > FAIL > INCONCLUSIVE > PASS.
@@ -86,6 +87,10 @@ func regateOne(dir string, overrides []string, baseFile *session.Baseline, basel
 	if err != nil {
 		return nil, err
 	}
+	if s.Paired == nil {
+		s.Paired = map[string]session.Paired{}
+	}
+	stats.Redesign(s)
 	if len(overrides) > 0 {
 		p := profile.Default()
 		p.Thresholds = s.Thresholds

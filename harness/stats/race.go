@@ -292,3 +292,23 @@ func AppendWarning(ws []string, w string) []string {
 	}
 	return append(ws, w)
 }
+
+// Redesign gives a summary written before schema 3 its design — one look after all its pairs,
+// at the level it recorded — and recomputes its paired figures at that look from its pairs, so
+// the gate judges an old session by today's rules (client-bound runs at their bound) with the
+// intervals it had.
+func Redesign(s *session.Summary) {
+	if s.Design != nil {
+		return
+	}
+	s.Design = FixedDesign(len(s.Pairs), (1-s.CILevel)/2)
+	for _, m := range PairedMetrics {
+		if pd, ok := pairedDelta(s.Pairs, m.Get, s.Design); ok {
+			s.Paired[m.Name] = pd
+		}
+	}
+	if rps, ok := s.Paired[MetricRPS]; ok {
+		s.Paired[MetricRPS] = boundThroughput(rps, s.Pairs, s.Design)
+		s.CIPct, s.CIConfidence = s.Paired[MetricRPS].CIPct, s.Paired[MetricRPS].Confidence
+	}
+}

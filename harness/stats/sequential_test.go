@@ -315,3 +315,22 @@ func TestPairsNeeded(t *testing.T) {
 		t.Errorf("6 unanimous: next decisive look %d, want 8", n)
 	}
 }
+
+func TestAgreedCount(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		res  float64
+		want float64
+		done bool
+	}{
+		{[]float64{2173}, 0.3, 0, false},
+		{[]float64{2173, 2175}, 0.3, 2174, true},       // 0.09% apart
+		{[]float64{2173, 2209}, 0.3, 0, false},         // 1.7% apart: take a third
+		{[]float64{2173, 2209, 2174}, 0.3, 2174, true}, // the median drops the outlier
+	} {
+		v, done := AgreedCount(c.xs, c.res)
+		if done != c.done || (done && v != c.want) {
+			t.Errorf("%v at %v%%: %v %v", c.xs, c.res, v, done)
+		}
+	}
+}
