@@ -15,9 +15,8 @@ import (
 )
 
 // Server is a target's scenario server on the server host: `bindrace serve` there, listening
-// on every address; Pid is the serving process (the spawned binding-server or node for those
-// targets, bindrace itself for the Go targets), whose CPU and RSS Usage reads from the host's
-// /proc.
+// on every address; Pid is the serving process (the binding-server, go-server or node that
+// `bindrace serve` spawned), whose CPU and RSS Usage reads from the host's /proc.
 type Server struct {
 	Target  string
 	Host    remote.Host
@@ -73,6 +72,16 @@ func (f *Fleet) prepareTarget(ctx context.Context, h remote.Host, target string)
 		return f.copy(ctx, h, filepath.Join("bin", "binding-server"))
 	case target == "binding-plain":
 		return f.copy(ctx, h, filepath.Join("bin", "binding-server-plain"))
+	case target == "fasthttp" || target == "nethttp":
+		t, err := targets.Resolve(target)
+		if err != nil {
+			return err
+		}
+		path, _, err := t.Artifact() // the go-server this harness runs, wherever it was built
+		if err != nil {
+			return err
+		}
+		return f.copyFrom(ctx, h, path, "bin/go-server")
 	case target == "uws":
 		if err := f.r.RequireNode(ctx, h, 20); err != nil {
 			return err

@@ -14,9 +14,9 @@ import (
 
 var listening = regexp.MustCompile(`listening on :(\d+) \(pid (\d+)`)
 
-// TestServeForeground runs Serve (`bindrace serve`) for an in-process and a spawned target until
-// its context is cancelled (what SIGTERM/SIGINT do), checking it served and returned no error
-// (exit 0) without leftovers.
+// TestServeForeground runs Serve (`bindrace serve`) for a Go target and a cmd: target until its
+// context is cancelled (what SIGTERM/SIGINT do), checking it served and returned no error (exit
+// 0) without leftovers.
 func TestServeForeground(t *testing.T) {
 	srv := writeScript(t, "hi.py", hiServer)
 	for _, name := range []string{"nethttp", "cmd:python3 " + srv + " {port}"} {
@@ -54,9 +54,7 @@ func TestServeForeground(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("serve did not return")
 			}
-			if tg.Kind != KindGo {
-				waitGone(t, pid, "served process")
-			}
+			waitGone(t, pid, "served process")
 		})
 	}
 }

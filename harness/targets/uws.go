@@ -122,7 +122,7 @@ func (t *Target) nodeVersions(v map[string]string) {
 			v[upstreamPackage] = pkg.Version
 		}
 	}
-	v["esbuild"] = depVersion("github.com/evanw/esbuild")
+	v["esbuild"] = linkedVersion("github.com/evanw/esbuild")
 }
 
 // uwsDBSQL is the scenario statements by name, as a JSON object for the bundle: the uws target

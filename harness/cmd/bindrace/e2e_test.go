@@ -19,6 +19,7 @@ import (
 	"github.com/bindrace/bindrace/harness/internal/child"
 	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/session"
 )
@@ -43,6 +44,10 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the CLI:", err)
+		os.Exit(1)
+	}
+	if _, err := testbin.BuildGoServer(tmp); err != nil { // the Go targets' server, beside the CLI
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := lab.Run(m)
@@ -88,8 +93,8 @@ func (r result) decode(t *testing.T, v any) {
 	}
 }
 
-// leftovers lists live processes started from the test's CLI binary (servers of the Go targets
-// and the cmd: targets below all run it).
+// leftovers lists live processes started from the binaries built for the tests: the CLI (the
+// cmd: targets below run it) and the Go targets' go-server, which sit in one directory.
 func leftovers(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -99,7 +104,7 @@ func leftovers(t *testing.T) []string {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(b, []byte(bin)) {
+		if err != nil || !bytes.Contains(b, []byte(filepath.Dir(bin)+"/")) {
 			continue
 		}
 		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
