@@ -86,8 +86,15 @@ func openDB(ctx context.Context, o DBOptions, clientCPUs string, prog *Progress)
 	} else {
 		d.info.Notes = append(d.info.Notes, "external database (--db-url): its resources are not sampled")
 	}
+	dbo := db.Options{URL: url}
+	if o.URL != "" {
+		if dbo, err = db.UserURL(o.URL); err != nil {
+			return nil, err
+		}
+	}
+	dbo.Scale, dbo.Progress = o.Scale, o.Log
 	prog.Logf("database: scale %g (seeding the template if it is missing)", o.Scale)
-	if d.st, err = db.Open(ctx, db.Options{URL: url, Scale: o.Scale, Progress: o.Log}); err != nil {
+	if d.st, err = db.Open(ctx, dbo); err != nil {
 		return nil, err
 	}
 	if _, err = d.st.Reset(ctx); err != nil { // the trial database preflight verifies on

@@ -182,6 +182,14 @@ func TestRaceDBExternalNotOwned(t *testing.T) {
 	if err := foreign.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != "mine" {
 		t.Errorf("the foreign database changed: %q, %v", v, err)
 	}
+	foreign.Close(ctx)
+
+	// A URL naming a database that holds something else: exit 2, the database named and left.
+	r = cli(t, 30*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1",
+		"--db-url", cl.URL(db.DefaultTemplate), "--db-scale", "0.002", "--out", filepath.Join(t.TempDir(), "s"))
+	if r.code != 2 || !strings.Contains(r.stderr, `database "`+db.DefaultTemplate+`" exists, is not empty`) {
+		t.Errorf("--db-url naming a foreign database: exit %d, stderr %q; want 2 and the refusal", r.code, r.stderr)
+	}
 	noLeftovers(t)
 }
 
