@@ -30,7 +30,7 @@ type Options struct {
 	Targets []string // matrix
 
 	Profile *profile.Profile // after the flag overrides
-	Seed    int64            // matrix order; race: bootstrap resampling
+	Seed    int64            // matrix: the rounds' order; race: recorded only (pairs alternate AB/BA)
 	SeedSet bool
 
 	// AllowUnequalThreads races targets that serve with different thread counts (or an unknown

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -141,7 +143,7 @@ func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile
 	fs.IntVar(&o.Pipelining, "pipelining", 0, "requests in flight per connection")
 	fs.IntVar(&o.Workers, "workers", 0, "client workers (capped to the client's CPUs)")
 	fs.IntVar(&o.Threads, "threads", 0, "server threads (0 = one per server CPU)")
-	fs.StringVar(&o.Scenario, "scenario", "", "scenario(s), comma-separated: ping, params, json, stream (replaces the profile's scenarios and extra races)")
+	fs.StringVar(&o.Scenario, "scenario", "", "scenario(s), comma-separated: "+strings.Join(append(scenario.Names(), scenario.DBNames()...), ", ")+" (the database ones start PostgreSQL; replaces the profile's scenarios and extra races)")
 	fs.StringArrayVar(&o.Thresholds, "threshold", nil, "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline); repeatable")
 	fs.StringVar(&o.CPUsServer, "cpus-server", "", "CPUs for the server (taskset list, e.g. 1 or 2-3)")
 	fs.StringVar(&o.CPUsClient, "cpus-client", "", "CPUs for the load generator (taskset list)")

@@ -25,7 +25,9 @@ type loadSummary struct {
 	Size     int
 }
 
-// loadJSON is the `load --json` object: flat, with the figures DESIGN.md names first.
+// loadJSON is the `load --json` object: flat, with the figures every reader relies on first
+// (rps, responses, p50_ms, p99_ms, errors), then the run's shape, its histogram and, for an
+// open loop, the schedule's figures.
 type loadJSON struct {
 	RPS          float64           `json:"rps"`
 	Responses    int64             `json:"responses"`

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 func TestProfileFlags(t *testing.T) {
@@ -58,6 +60,18 @@ func TestBadProfileFlagValues(t *testing.T) {
 		}
 		if err := applyProfileFlags(fs, o, &p); err == nil {
 			t.Errorf("%v: accepted", args)
+		}
+	}
+}
+
+// --scenario's help names every scenario the scenario package has, the database ones too.
+func TestScenarioHelpListsEveryScenario(t *testing.T) {
+	fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
+	addProfileFlags(fs, "quick", false)
+	help := fs.Lookup("scenario").Usage
+	for _, sc := range append(scenario.All(), scenario.DB()...) {
+		if !strings.Contains(help, sc.Name) {
+			t.Errorf("--scenario's help lacks %s: %q", sc.Name, help)
 		}
 	}
 }

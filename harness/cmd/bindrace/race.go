@@ -35,7 +35,7 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	b := fs.String("b", "", "target B (the reference)")
 	ov := addProfileFlags(fs, defaultProfile, false)
 	lag := addRateFlags(fs, ov)
-	sf := addSessionFlags(fs, "<a>-vs-<b>", "the bootstrap resampling")
+	sf := addSessionFlags(fs, "<a>-vs-<b>", "the race, recorded in its shape (a race draws nothing at random: its pairs alternate AB and BA)")
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
