@@ -65,21 +65,13 @@ type Extra struct {
 	Connections int    `json:"connections,omitempty"`
 }
 
-// Profile is one profiles/<name>.json.
-type Profile struct {
-	Name        string   `json:"name,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
-	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
-
-	Pairs int `json:"pairs"` // race, fixed design: AB/BA pairs
-	// Sequential plans the pairs instead: looks after every even pair count, stopping once every
-	// check is decided (stats.SequentialDesign); "pairs" is then left out.
-	Sequential *Sequential `json:"sequential,omitempty"`
+// Method is how every run of a session is measured: the steps of one run and their timing,
+// where the server and the load generator run, and with what. harness/measure reads it as it
+// is; a flag that overrides one of these writes into it directly.
+type Method struct {
 	// Windows per run: 1 measures every run in its own fresh process; more keeps both servers
 	// of a pair alive and measures them in alternating windows (A B B A …), summed per side.
 	Windows  int      `json:"windows"`
-	Rounds   int      `json:"rounds"` // matrix: rounds
 	Warmup   Duration `json:"warmup"`
 	Duration Duration `json:"duration"`
 	Settle   Duration `json:"settle"`   // pause between warm-up and the measured window
@@ -91,9 +83,7 @@ type Profile struct {
 	// succeed, before the timed warm-up (pools filled, statements prepared, caches warm).
 	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 
-	Connections int `json:"connections"`
-	Pipelining  int `json:"pipelining"`
-	Workers     int `json:"workers"` // client workers; capped to the client's CPUs
+	Workers int `json:"workers"` // client workers; capped to the client's CPUs
 	// Loadgen drives the load: "builtin" (bindrace's own client) or "wrk" (HTTP scenarios, whole
 	// seconds), to show that a headline is not one client's artefact.
 	Loadgen string `json:"loadgen"`
@@ -101,6 +91,24 @@ type Profile struct {
 
 	CPUsServer string `json:"cpus_server"` // taskset lists; "" = default split
 	CPUsClient string `json:"cpus_client"`
+}
+
+// Profile is one profiles/<name>.json.
+type Profile struct {
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
+	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
+
+	Pairs int `json:"pairs"` // race, fixed design: AB/BA pairs
+	// Sequential plans the pairs instead: looks after every even pair count, stopping once every
+	// check is decided (stats.SequentialDesign); "pairs" is then left out.
+	Sequential *Sequential `json:"sequential,omitempty"`
+	Rounds     int         `json:"rounds"` // matrix: rounds
+	Method                 // how every run is measured
+
+	Connections int `json:"connections"`
+	Pipelining  int `json:"pipelining"`
 
 	Thresholds session.Thresholds `json:"thresholds"`
 	// Confidence is the family level of the gate: a build raced against itself FAILs at most
@@ -137,13 +145,14 @@ type Sequential struct {
 // Default is the profile values a file leaves out.
 func Default() Profile {
 	return Profile{
-		Scenario: "ping", Pairs: 4, Rounds: 3, Windows: 1,
-		Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
-		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
-		Connections: 100, Pipelining: 10, Workers: 1,
+		Scenario: "ping", Pairs: 4, Rounds: 3,
+		Method: Method{Windows: 1, Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
+			Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
+			Workers: 1, Loadgen: "builtin"},
+		Connections: 100, Pipelining: 10,
 		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxP50DeltaPct: 25, MaxErrors: 0,
 			CounterMaxGrowthPct: map[string]float64{"instructions": 1}},
-		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3, Loadgen: "builtin",
+		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3,
 	}
 }
 

@@ -50,7 +50,11 @@ type Run struct {
 	Threads       int     `json:"threads,omitempty"` // threads the server said it serves with
 	// Windows is each measured window's throughput when the run was measured in several
 	// (interleaved with the other side's); RPS is then their total over their total time.
+	// Windows set aside (PerWindow) are not in it.
 	Windows []float64 `json:"windows,omitempty"`
+	// PerWindow is every measured window of the run, set-aside ones included (sessions before
+	// it have none).
+	PerWindow []Window `json:"per_window,omitempty"`
 
 	// The machine in the second before the run: share of all CPUs' time not idle, and stolen by
 	// the hypervisor (from /proc/stat). A busy or stolen machine measures its neighbours too.
@@ -75,6 +79,17 @@ type Run struct {
 	// HdrHistogram's compressed encoding, base64: kept in raw.json, left out of summary.json.
 	Open *OpenLoop `json:"open_loop,omitempty"`
 	Hist string    `json:"hist,omitempty"`
+}
+
+// Window is one measured window of a run: its throughput, the server's CPU and the share of all
+// CPUs' time the hypervisor stole during it (from /proc/stat at its edges), and why it was set
+// aside with its partner window, when it was: a set-aside window counts in none of the run's
+// figures.
+type Window struct {
+	RPS          float64 `json:"rps"`
+	ServerCPUPct float64 `json:"server_cpu_pct"`
+	StealPct     float64 `json:"steal_pct"`
+	SetAside     string  `json:"set_aside,omitempty"`
 }
 
 // Pair is one AB or BA pair of a race.

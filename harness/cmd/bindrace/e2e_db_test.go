@@ -121,9 +121,9 @@ func TestRaceDBBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"zero scale", []string{"--db-scale", "0"}, "bad flag value --db-scale 0"},
-		{"negative scale", []string{"--db-scale", "-1"}, "bad flag value --db-scale -1"},
-		{"unknown keys", []string{"--keys", "gauss"}, `bad flag value --keys: key distribution "gauss"`},
+		{"zero scale", []string{"--db-scale", "0"}, "--db-scale 0: want 0 < scale <= 100"},
+		{"negative scale", []string{"--db-scale", "-1"}, "--db-scale -1: want 0 < scale <= 100"},
+		{"unknown keys", []string{"--keys", "gauss"}, `--keys: key distribution "gauss"`},
 		{"static target", []string{"--a", "binding-static"}, "binding-static answers in C++ only and has no database routes"},
 		{"interleaved windows", []string{"--windows", "3"}, "one server runs at a time"},
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/internal/testbin"
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -348,7 +348,7 @@ func TestMatrix(t *testing.T) {
 		"--duration", "500ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	var m session.Matrix // a matrix exits 0 or 2
 	r.decode(t, &m)
-	if m.Seed != 7 || !reflect.DeepEqual(m.Orders, race.MatrixOrders([]string{"fasthttp", "nethttp"}, 2, 7)) {
+	if m.Seed != 7 || !reflect.DeepEqual(m.Orders, kinds.MatrixOrders([]string{"fasthttp", "nethttp"}, 2, 7)) {
 		t.Errorf("orders %v not reproducible from seed %d", m.Orders, m.Seed)
 	}
 	if len(m.Runs) != 4 || len(m.PerTarget) != 2 {

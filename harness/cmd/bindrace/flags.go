@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
+	"github.com/bindrace/bindrace/harness/kinds"
+	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
-	"github.com/bindrace/bindrace/harness/race"
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/setting"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -96,12 +98,12 @@ func prepare(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, serverLog str
 	logw io.Writer, done func(), ok bool) {
 	p, err := loadProfile(fs, ov)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		fail(stderr, cmd, err)
 		return nil, nil, nil, nil, false
 	}
 	logw, closeLog, err := openServerLog(serverLog, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
+		fail(stderr, cmd, err)
 		return nil, nil, nil, nil, false
 	}
 	ctx, stop := interrupt.Context(interrupt.Commands, interrupt.Handlers{
@@ -172,9 +174,11 @@ func (f *outputFlags) register(fs *pflag.FlagSet, outName string) {
 	fs.StringVar(&f.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
 }
 
-// options are the race options every session command fills from its output flags.
-func (f *outputFlags) options(p *profile.Profile, serverLog, stdout, stderr io.Writer) race.Options {
-	return race.Options{Profile: p, Out: f.out, JSON: f.json, Command: os.Args, Stdout: stdout, Stderr: stderr, ServerLog: serverLog}
+// options are the session options every session command fills from its output flags, with
+// the output their events go to.
+func (f *outputFlags) options(fs *pflag.FlagSet, p *profile.Profile, serverLog, stderr io.Writer) (kinds.Options, *sessionOutput) {
+	out := newSessionOutput(stderr)
+	return kinds.Options{Profile: p, Given: givenSettings(fs), Out: f.out, Command: os.Args, ServerLog: serverLog, Events: out.event}, out
 }
 
 // sessionFlags are what race and matrix take beyond the output flags: the seed, and the
@@ -182,7 +186,7 @@ func (f *outputFlags) options(p *profile.Profile, serverLog, stdout, stderr io.W
 type sessionFlags struct {
 	outputFlags
 	seed  int64
-	db    *race.DBOptions
+	db    *measure.DBOptions
 	hosts *hostFlags
 }
 
@@ -200,16 +204,14 @@ func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
 // flags, opens the hosts, loads the profile and gives the database the server log, then calls
 // run with the options the session flags fill (run adds the command's own) and closes the
 // hosts. It returns the exit status, 2 when the set-up failed (the error printed).
-func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stdout, stderr io.Writer,
-	run func(context.Context, race.Options) int) int {
+func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stderr io.Writer,
+	run func(context.Context, kinds.Options, *sessionOutput) int) int {
 	if err := sf.db.Check(); err != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
-		return 2
+		return fail(stderr, cmd, err)
 	}
 	fl, err := sf.hosts.open(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, err)
-		return 2
+		return fail(stderr, cmd, err)
 	}
 	ctx, p, logw, done, ok := prepare(cmd, fs, ov, sf.serverLog, stderr)
 	if !ok {
@@ -217,7 +219,36 @@ func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessio
 	}
 	defer done()
 	sf.db.Log = logw
-	o := sf.options(p, logw, stdout, stderr)
+	o, out := sf.options(fs, p, logw, stderr)
 	o.Seed, o.SeedSet, o.DB, o.Fleet = sf.seed, fs.Changed("seed"), *sf.db, fl
-	return closeFleet(fl, run(ctx, o), stderr, cmd)
+	return closeFleet(fl, run(ctx, o, out), stderr, cmd)
+}
+
+// fail prints a command's error, its settings worded as the flags that set them; exit 2.
+func fail(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "bindrace %s: %s\n", cmd, flagWords(err))
+	return 2
+}
+
+// flagWords is err's text with the setting it names (setting.Error) written as its flag.
+func flagWords(err error) string { return setting.Words(err, flagOf) }
+
+// flagOf is the flag that sets a setting: "db_scale" is --db-scale; a few flags are named for
+// one value of a list setting.
+func flagOf(name string) string {
+	switch name {
+	case "thresholds":
+		return "--threshold"
+	case "scenarios":
+		return "--scenario"
+	}
+	return "--" + strings.ReplaceAll(name, "_", "-")
+}
+
+// givenSettings are the settings the flags given set (by setting name): the defaults the user
+// did not choose, which a session may adapt.
+func givenSettings(fs *pflag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { given[strings.ReplaceAll(f.Name, "-", "_")] = true })
+	return given
 }

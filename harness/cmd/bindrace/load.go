@@ -283,7 +283,7 @@ func loadBad(stderr io.Writer, format string, a ...any) int {
 func runLoad(stdout, stderr io.Writer, cfg load.Config, sum loadSummary, asJSON bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	pl := newProgressLine(stderr, cfg.Warmup, sum.Unit)
+	pl := newLoadProgress(stderr, cfg.Warmup, sum.Unit)
 	res, err := load.Run(ctx, cfg, load.Hooks{Progress: pl.update})
 	pl.done()
 	if res == nil { // nothing measured: bad configuration or the target is unreachable

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/profile"
-	"github.com/bindrace/bindrace/harness/race"
 )
 
 const scaleUsage = `Usage: bindrace scale --targets T1,T2,... --threads 1,2,4,... [--rounds R] [--profile NAME] [flags]
@@ -42,17 +42,22 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	names := splitList(*list)
 	counts, err := parseThreads(*threads)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace scale: %v\n", err)
-		return 2
+		return fail(stderr, "scale", err)
 	}
 	ctx, p, logw, done, ok := prepare("scale", fs, ov, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	o := race.ScaleOptions{Threads: counts, Options: of.options(p, logw, stdout, stderr)}
-	o.Targets = names
-	return race.Scale(ctx, o)
+	o, out := of.options(fs, p, logw, stderr)
+	res, err := kinds.Scale(ctx, kinds.ScaleOptions{Options: o, Targets: names, Threads: counts})
+	out.done()
+	if err != nil {
+		return fail(stderr, "scale", err)
+	}
+	return finishSession("scale", res.Summary.Incomplete, out.err(res.WriteErr), stderr, func() {
+		printScale(res, of.json, stdout, stderr)
+	})
 }
 
 // addScaleFlags registers the profile flags a scale takes: the matrix's, less --threads (a
@@ -80,7 +85,7 @@ func splitList(s string) []string {
 	return out
 }
 
-// parseThreads parses --threads; race.CheckScale checks the counts.
+// parseThreads parses --threads; kinds.CheckScale checks the counts.
 func parseThreads(s string) ([]int, error) {
 	var out []int
 	for _, part := range splitList(s) {

@@ -130,8 +130,7 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	dbv, err := openVerifyDB(ctx, *dbo, scs, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "bindrace verify:", err)
-		return 2
+		return fail(stderr, "verify", err)
 	}
 	var dv targets.VerifyDatabase // nil unless a database scenario is checked
 	if dbv != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/kinds"
 )
 
 const sweepUsage = `Usage: bindrace sweep --targets T1,T2 (--rates a,b,c | --fractions 0.25,0.5,0.75,0.9) [--slo 1ms] [flags]
@@ -36,10 +36,8 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "sweep", sweepUsage, args, stdout, stderr); done {
 		return code
 	}
-	targets := splitList(*list)
-	o := race.SweepOptions{Rates: *rates, Fractions: *fractions, SLO: *slo}
-	o.Targets = targets
-	err := o.Check()
+	so := kinds.SweepOptions{Targets: splitList(*list), Rates: *rates, Fractions: *fractions, SLO: *slo}
+	err := so.Check()
 	if err == nil && fs.Changed("slo") && *slo <= 0 {
 		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
 	}
@@ -47,8 +45,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		err = lagTolerance(fs, *lag)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace sweep: %v\n", err)
-		return 2
+		return fail(stderr, "sweep", err)
 	}
 	if !fs.Changed("pipelining") {
 		fs.Set("pipelining", "1") // an open loop's default: one request in flight per connection
@@ -58,7 +55,15 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer done()
-	o.Options = of.options(p, logw, stdout, stderr) // the options of every session command
-	o.Targets, o.LagTolerance = targets, *lag
-	return race.Sweep(ctx, o)
+	var out *sessionOutput
+	so.Options, out = of.options(fs, p, logw, stderr) // the options of every session command
+	so.LagTolerance = *lag
+	res, err := kinds.Sweep(ctx, so)
+	out.done()
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	return finishSession("sweep", res.Summary.Incomplete, out.err(res.WriteErr), stderr, func() {
+		printSweep(res, of.json, stdout, stderr)
+	})
 }
