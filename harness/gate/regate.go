@@ -6,6 +6,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/setting"
 	"github.com/bindrace/bindrace/harness/stats"
 )
 
@@ -65,7 +66,7 @@ func Regate(dir string, overrides []string, baselinePath string) ([]Regated, str
 	var baseFile *session.Baseline
 	if baselinePath != "" {
 		if baseFile, err = ReadBaseline(baselinePath); err != nil {
-			return nil, "", fmt.Errorf("--baseline: %w", err)
+			return nil, "", fmt.Errorf("%w: %w", setting.Errorf("{baseline}"), err)
 		}
 	}
 	verdict := session.Pass
@@ -94,9 +95,10 @@ func regateOne(dir string, overrides []string, baseFile *session.Baseline, basel
 	if len(overrides) > 0 {
 		p := profile.Default()
 		p.Thresholds = s.Thresholds
-		o := &profile.Overrides{Thresholds: overrides}
-		if err := o.Apply(&p); err != nil {
-			return nil, err
+		for _, t := range overrides {
+			if err := p.SetThreshold(t); err != nil {
+				return nil, err
+			}
 		}
 		s.Thresholds = p.Thresholds
 	}

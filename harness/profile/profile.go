@@ -16,6 +16,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/setting"
 	"github.com/bindrace/bindrace/harness/stats"
 )
 
@@ -249,25 +250,35 @@ func Parse(b []byte) (*Profile, error) {
 	return &p, nil
 }
 
-// Check validates the values.
+// Check validates the values; an error names the setting (setting.Error).
 func (p *Profile) Check() error {
-	switch {
-	case p.Sequential == nil && p.Pairs < 1:
-		return fmt.Errorf("pairs must be at least 1 (got %d)", p.Pairs)
-	case p.Windows < 1:
-		return fmt.Errorf("windows must be at least 1 (got %d)", p.Windows)
-	case p.Rounds < 1:
-		return fmt.Errorf("rounds must be at least 1 (got %d)", p.Rounds)
-	case p.Duration <= 0:
-		return fmt.Errorf("duration must be positive (got %s)", p.Duration.D())
-	case p.Connections < 1:
-		return fmt.Errorf("connections must be at least 1 (got %d)", p.Connections)
-	case p.Pipelining < 1:
-		return fmt.Errorf("pipelining must be at least 1 (got %d)", p.Pipelining)
-	case p.Workers < 0 || p.Threads < 0:
-		return errors.New("workers and threads must not be negative")
-	case p.WarmupRequests < 0:
-		return fmt.Errorf("warmup_requests must not be negative (got %d)", p.WarmupRequests)
+	for _, c := range []struct {
+		bad  bool
+		text string
+		v    any
+	}{
+		{p.Sequential == nil && p.Pairs < 1, "{pairs} must be at least 1 (got %v)", p.Pairs},
+		{p.Windows < 1, "{windows} must be at least 1 (got %v)", p.Windows},
+		{p.Rounds < 1, "{rounds} must be at least 1 (got %v)", p.Rounds},
+		{p.Duration <= 0, "{duration} must be positive (got %v)", p.Duration.D()},
+		{p.Warmup < 0, "{warmup} must not be negative (got %v)", p.Warmup.D()},
+		{p.Settle < 0, "{settle} must not be negative (got %v)", p.Settle.D()},
+		{p.Cooldown < 0, "{cooldown} must not be negative (got %v)", p.Cooldown.D()},
+		{p.BusySample < 0, "{busy_sample} must not be negative (got %v)", p.BusySample.D()},
+		{p.Connections < 1, "{connections} must be at least 1 (got %v)", p.Connections},
+		{p.Pipelining < 1, "{pipelining} must be at least 1 (got %v)", p.Pipelining},
+		{p.Workers < 0, "{workers} must not be negative (got %v)", p.Workers},
+		{p.Threads < 0, "{threads} must not be negative (got %v)", p.Threads},
+		{p.WarmupRequests < 0, "{warmup_requests} must not be negative (got %v)", p.WarmupRequests},
+		{p.Confidence < 0.5 || p.Confidence >= 1, "{confidence} must be in [0.5, 1) (got %v)", p.Confidence},
+		{p.DecideOn != "rps" && p.DecideOn != "rps_per_cpu_second", `{decide_on} must be "rps" or "rps_per_cpu_second" (got %q)`, p.DecideOn},
+		{p.Loadgen != "builtin" && p.Loadgen != "wrk", `{loadgen} must be "builtin" or "wrk" (got %q)`, p.Loadgen},
+		{p.CachegrindN < 1, "{cachegrind_n} must be at least 1 (got %v)", p.CachegrindN},
+		{p.CachegrindReps < 1, "{cachegrind_reps} must be at least 1 (got %v)", p.CachegrindReps},
+	} {
+		if c.bad {
+			return setting.Errorf(c.text, c.v)
+		}
 	}
 	if _, err := ParseCounters(p.Counters); err != nil {
 		return err
@@ -275,19 +286,14 @@ func (p *Profile) Check() error {
 	if err := CheckRate(p.Rate, p.RateFraction); err != nil {
 		return err
 	}
-	switch {
-	case p.Confidence < 0.5 || p.Confidence >= 1:
-		return fmt.Errorf("confidence must be in [0.5, 1) (got %g)", p.Confidence)
-	case p.DecideOn != "rps" && p.DecideOn != "rps_per_cpu_second":
-		return fmt.Errorf(`decide_on must be "rps" or "rps_per_cpu_second" (got %q)`, p.DecideOn)
-	case p.Loadgen != "builtin" && p.Loadgen != "wrk":
-		return fmt.Errorf(`loadgen must be "builtin" or "wrk" (got %q)`, p.Loadgen)
-	case p.CachegrindN < 1 || p.CachegrindReps < 1:
-		return fmt.Errorf("cachegrind_n and cachegrind_reps must be at least 1 (got %d, %d)", p.CachegrindN, p.CachegrindReps)
-	}
+	return p.checkRaces()
+}
+
+// checkRaces checks the scenario names and the extra races.
+func (p *Profile) checkRaces() error {
 	for _, s := range p.ScenarioList() {
 		if s == "" {
-			return errors.New("empty scenario name")
+			return setting.Errorf("{scenarios}: empty scenario name")
 		}
 	}
 	if _, err := p.Design(); err != nil {
@@ -295,10 +301,10 @@ func (p *Profile) Check() error {
 	}
 	for i, e := range p.ExtraRaces {
 		if e.Scenario == "" {
-			return fmt.Errorf("extra_races[%d]: scenario is required", i)
+			return setting.Errorf("{extra_races}[%d]: scenario is required", i)
 		}
 		if e.Pipelining < 0 || e.Connections < 0 {
-			return fmt.Errorf("extra_races[%d]: negative value", i)
+			return setting.Errorf("{extra_races}[%d]: negative value", i)
 		}
 	}
 	return nil
@@ -320,7 +326,7 @@ func ParseCounters(v string) (map[string]bool, error) {
 		case CountersPerf, CountersCachegrind:
 			out[m] = true
 		default:
-			return nil, fmt.Errorf(`counters: unknown mode %q (want "perf", "cachegrind", both as "perf,cachegrind", or "none")`, m)
+			return nil, setting.Errorf(`{counters}: unknown mode %q (want "perf", "cachegrind", both as "perf,cachegrind", or "none")`, m)
 		}
 	}
 	return out, nil
@@ -358,11 +364,11 @@ func (p *Profile) Design() (*session.Design, error) {
 	}
 	sq := p.Sequential
 	if sq.MinPairs < 2 {
-		return nil, fmt.Errorf("sequential min_pairs must be at least 2 (got %d)", sq.MinPairs)
+		return nil, setting.Errorf("sequential {min_pairs} must be at least 2 (got %d)", sq.MinPairs)
 	}
 	d, err := stats.SequentialDesign(sq.MinPairs, sq.MaxPairs, p.Alpha())
 	if err != nil {
-		return nil, fmt.Errorf("sequential: %w", err)
+		return nil, setting.Errorf("sequential design ({min_pairs} %d, {max_pairs} %d): %v", sq.MinPairs, sq.MaxPairs, err)
 	}
 	d.MaxTimeS = sq.MaxTime.D().Seconds()
 	return d, nil

@@ -120,27 +120,33 @@ func TestFileByPath(t *testing.T) {
 	}
 }
 
-// Overrides apply only the fields named in Set (the CLI's flags test, in harness/cmd/bindrace,
-// holds each flag's effect), every threshold always, and re-check the profile.
-func TestOverridesApply(t *testing.T) {
+// The setters write one setting each and name it in their errors; Check then judges the whole
+// profile, naming the field.
+func TestSetters(t *testing.T) {
 	p := Default()
-	o := &Overrides{Set: map[string]bool{"pairs": true}, Pairs: 6, Connections: 7, Thresholds: []string{"-3"}}
-	if err := o.Apply(&p); err != nil {
-		t.Fatal(err)
+	if err := p.SetThreshold("-3"); err != nil || p.Thresholds.MinMedianDeltaPct != -3 {
+		t.Fatalf("threshold: %v, %v", err, p.Thresholds.MinMedianDeltaPct)
 	}
-	if d := Default(); p.Pairs != 6 || p.Connections != d.Connections || p.Thresholds.MinMedianDeltaPct != -3 {
-		t.Errorf("pairs %d (want 6), connections %d (not in Set: want %d), threshold %v (want -3)",
-			p.Pairs, p.Connections, d.Connections, p.Thresholds.MinMedianDeltaPct)
+	if err := p.SetThreshold("counter.instructions=1"); err != nil || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
+		t.Fatalf("counter threshold: %v, %v", err, p.Thresholds.CounterMaxGrowthPct)
 	}
-	for _, bad := range []*Overrides{
-		{Set: map[string]bool{"pairs": true}, Pairs: 0},
-		{Set: map[string]bool{"cooldown": true}, Cooldown: -time.Second},
-		{Thresholds: []string{"p42=1"}},
+	if err := p.SetScenarios("ping, params"); err != nil || len(p.Races()) != 2 || p.Races()[1].Scenario != "params" {
+		t.Fatalf("scenarios: %v, %+v", err, p.Races())
+	}
+	for _, bad := range []func(*Profile) error{
+		func(p *Profile) error { return p.SetThreshold("p42=1") },
+		func(p *Profile) error { return p.SetThreshold("fast") },
+		func(p *Profile) error { return p.SetScenarios(" , ") },
 	} {
 		q := Default()
-		if err := bad.Apply(&q); err == nil {
-			t.Errorf("%+v: accepted", bad)
+		if err := bad(&q); err == nil || !strings.HasPrefix(err.Error(), "threshold") && !strings.HasPrefix(err.Error(), "scenarios") {
+			t.Errorf("%v: want an error naming the setting", err)
 		}
+	}
+	q := Default()
+	q.Cooldown = -Duration(time.Second)
+	if err := q.Check(); err == nil || !strings.HasPrefix(err.Error(), "cooldown must not be negative") {
+		t.Errorf("a negative cooldown: %v", err)
 	}
 }
 
@@ -154,8 +160,7 @@ func TestDesigns(t *testing.T) {
 		t.Errorf("sequential: %+v %v", d, err)
 	}
 	// --pairs always means a fixed design of that many pairs.
-	o := &Overrides{Set: map[string]bool{"pairs": true}, Pairs: 5}
-	if err := o.Apply(p); err != nil || p.Sequential != nil || p.Pairs != 5 {
+	if err := p.SetPairs(5); err != nil || p.Sequential != nil || p.Pairs != 5 {
 		t.Errorf("--pairs 5 over a sequential profile: %+v %v", p, err)
 	}
 	if d, _ := p.Design(); d.Kind != "fixed" || d.MaxPairs != 6 || d.Looks[0] != 6 {
@@ -163,22 +168,22 @@ func TestDesigns(t *testing.T) {
 	}
 	// --max-pairs turns a fixed profile sequential, from the defaults 6..30.
 	q := Default()
-	if err := (&Overrides{Set: map[string]bool{"max-pairs": true}, MaxPairs: 12}).Apply(&q); err != nil || q.Sequential == nil || q.Sequential.MinPairs != 6 || q.Sequential.MaxPairs != 12 {
+	if err := q.SetMaxPairs(12); err != nil || q.Sequential == nil || q.Sequential.MinPairs != 6 || q.Sequential.MaxPairs != 12 || q.Pairs != 0 {
 		t.Errorf("--max-pairs 12: %+v %v", q.Sequential, err)
 	}
 	for _, c := range []struct {
-		o    *Overrides
+		name string
+		set  func(*Profile) error
 		want string
 	}{
-		{&Overrides{Set: map[string]bool{"pairs": true, "max-pairs": true}, Pairs: 6, MaxPairs: 20}, "give one kind"},
-		{&Overrides{Set: map[string]bool{"min-pairs": true, "max-pairs": true}, MinPairs: 10, MaxPairs: 8}, "max_pairs 8 is below min_pairs 10"},
+		{"min above max", func(p *Profile) error { p.SetMinPairs(10); p.SetMaxPairs(8); return p.Check() }, "max_pairs 8 is below min_pairs 10"},
 		// Four checks share 5%: 1.25% each way, which unanimous pairs reach at 8.
-		{&Overrides{Set: map[string]bool{"max-pairs": true, "min-pairs": true, "scenario": true}, MinPairs: 2, MaxPairs: 6, Scenario: "ping,params"}, "need max_pairs of at least 8"},
-		{&Overrides{Set: map[string]bool{"max-time": true}, MaxTime: -time.Second}, "must not be negative"},
+		{"too few for the level", func(p *Profile) error { p.SetMaxPairs(6); p.SetMinPairs(2); p.SetScenarios("ping,params"); return p.Check() }, "need max_pairs of at least 8"},
+		{"negative time", func(p *Profile) error { return p.SetMaxTime(-Duration(time.Second)) }, "must not be negative"},
 	} {
 		q := Default()
-		if err := c.o.Apply(&q); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: %v, want %q", c.o.Set, err, c.want)
+		if err := c.set(&q); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 	if _, err := Parse([]byte(`{"pairs": 6, "sequential": {"min_pairs": 6, "max_pairs": 30}}`)); err == nil || !strings.Contains(err.Error(), "not both") {

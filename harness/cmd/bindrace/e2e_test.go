@@ -28,8 +28,9 @@ import (
 // two, so the whole file stays well under a minute.
 
 var (
-	bin  string // the CLI built for the tests
-	root string // repository root
+	bin      string // the CLI built for the tests
+	goServer string // the Go targets' server built for the tests (harness/cmd/go-server)
+	root     string // repository root
 )
 
 func TestMain(m *testing.M) {
@@ -46,7 +47,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building the CLI:", err)
 		os.Exit(1)
 	}
-	if _, err := testbin.BuildGoServer(tmp); err != nil { // the Go targets' server, beside the CLI
+	if goServer, err = testbin.BuildGoServer(tmp); err != nil { // the Go targets' server, beside the CLI
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -266,7 +267,7 @@ func TestRaceJSON(t *testing.T) {
 func TestTargetDiesMidRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	// Serves correctly, then its server is killed 1.5 s after start: mid-measurement.
-	dying := fmt.Sprintf("cmd:sh -c '%s serve --target nethttp --port {port} & p=$!; sleep 1.5; kill -9 $p'", bin)
+	dying := fmt.Sprintf("cmd:sh -c '%s --target nethttp --port {port} & p=$!; sleep 1.5; kill -9 $p'", goServer)
 	r := cli(t, 60*time.Second, "race", "--a", dying, "--b", "fasthttp", "--pairs", "2", "--duration", "3s",
 		"--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	if r.code != 2 {

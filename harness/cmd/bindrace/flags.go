@@ -14,7 +14,6 @@ import (
 	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
-	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/setting"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -56,25 +55,6 @@ func parseNoArgs(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, st
 	return 0, false
 }
 
-// applyProfileFlags writes the profile flags given on the command line over p.
-func applyProfileFlags(fs *pflag.FlagSet, o *profile.Overrides, p *profile.Profile) error {
-	o.Set = map[string]bool{}
-	fs.Visit(func(f *pflag.Flag) { o.Set[f.Name] = true })
-	return o.Apply(p)
-}
-
-// loadProfile loads the profile --profile names, with the flags given over it.
-func loadProfile(fs *pflag.FlagSet, o *profile.Overrides) (*profile.Profile, error) {
-	p, err := profile.Load(o.Profile, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := applyProfileFlags(fs, o, p); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
 func openServerLog(path string, stderr io.Writer) (io.Writer, func(), error) {
 	switch path {
 	case "":
@@ -94,9 +74,9 @@ func openServerLog(path string, stderr io.Writer) (io.Writer, func(), error) {
 // and SIGTERM cancel (a second signal stops every server at once and exits 2) and done, which
 // stops every server still running, the signal handling and the log, in that order. ok false:
 // the error is printed, exit 2.
-func prepare(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, serverLog string, stderr io.Writer) (ctx context.Context, p *profile.Profile,
+func prepare(cmd string, fs *pflag.FlagSet, pf *profileFlags, serverLog string, stderr io.Writer) (ctx context.Context, p *profile.Profile,
 	logw io.Writer, done func(), ok bool) {
-	p, err := loadProfile(fs, ov)
+	p, err := pf.load(fs)
 	if err != nil {
 		fail(stderr, cmd, err)
 		return nil, nil, nil, nil, false
@@ -121,42 +101,6 @@ func prepare(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, serverLog str
 		stop()
 		closeLog()
 	}, true
-}
-
-// addProfileFlags registers the flags that override a profile on fs (race, matrix, noise,
-// calibrate). defProfile is the profile used when --profile is not given.
-func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile.Overrides {
-	o := &profile.Overrides{}
-	fs.StringVar(&o.Profile, "profile", defProfile, "profile name (profiles/<name>.json) or path to a profile file")
-	if matrix {
-		fs.IntVar(&o.Rounds, "rounds", 0, "rounds; each round runs every target once in a shuffled order (default from the profile)")
-	} else {
-		fs.IntVar(&o.Pairs, "pairs", 0, "a fixed design of this many AB/BA pairs (rounded up to even), whatever the profile plans")
-		fs.IntVar(&o.MinPairs, "min-pairs", 0, "sequential design: the first look, in pairs (default from the profile, else 6)")
-		fs.IntVar(&o.MaxPairs, "max-pairs", 0, "sequential design: the last look; pairs run until every check is decided or this many (default from the profile, else 30)")
-		fs.DurationVar(&o.MaxTime, "max-time", 0, "sequential design: wall-clock budget of the whole session, e.g. 5m (default from the profile; 0 = none)")
-		fs.IntVar(&o.Windows, "windows", 0, "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile)")
-	}
-	fs.DurationVar(&o.Duration, "duration", 0, "measured window of each run, e.g. 10s")
-	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each measured window (excluded from every figure)")
-	fs.DurationVar(&o.Settle, "settle", 0, "pause between warm-up and the measured window")
-	fs.DurationVar(&o.Cooldown, "cooldown", 0, "pause between runs")
-	fs.IntVar(&o.Connections, "connections", 0, "client connections")
-	fs.IntVar(&o.Pipelining, "pipelining", 0, "requests in flight per connection")
-	fs.IntVar(&o.Workers, "workers", 0, "client workers (capped to the client's CPUs)")
-	fs.IntVar(&o.Threads, "threads", 0, "server threads (0 = one per server CPU)")
-	fs.StringVar(&o.Scenario, "scenario", "", "scenario(s), comma-separated: "+strings.Join(append(scenario.Names(), scenario.DBNames()...), ", ")+" (the database ones start PostgreSQL; replaces the profile's scenarios and extra races)")
-	fs.StringArrayVar(&o.Thresholds, "threshold", nil, "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline); repeatable")
-	fs.StringVar(&o.CPUsServer, "cpus-server", "", "CPUs for the server (taskset list, e.g. 1 or 2-3)")
-	fs.StringVar(&o.CPUsClient, "cpus-client", "", "CPUs for the load generator (taskset list)")
-	fs.StringVar(&o.Counters, "counters", "", `per-response counters: "perf", "cachegrind" (deterministic, gated A vs B), "perf,cachegrind" or "none" (default from the profile)`)
-	fs.DurationVar(&o.BusySample, "busy-sample", 0, "how long the machine's idle and steal time are read before each run (default from the profile, 1s; 0 skips it)")
-	fs.IntVar(&o.CGN, "cachegrind-n", 0, "requests of the first cachegrind run per repetition; the second sends 2N (default from the profile)")
-	fs.IntVar(&o.CGReps, "cachegrind-reps", 0, "cachegrind N/2N measurements per side; the median is gated (default from the profile)")
-	fs.StringVar(&o.Loadgen, "loadgen", "", `load generator: "builtin" or "wrk" (HTTP scenarios; whole seconds) (default from the profile)`)
-	fs.StringVar(&o.DecideOn, "decide-on", "", `throughput figure the verdict rests on: "rps" or "rps_per_cpu_second" (default from the profile)`)
-	fs.Float64Var(&o.Confidence, "confidence", 0, "family confidence of the gate: an A/A race FAILs at most 1-confidence of the time over all checks (default from the profile, 0.95)")
-	return o
 }
 
 // outputFlags say where a session's files go and what it prints: every session command
@@ -204,7 +148,7 @@ func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
 // flags, opens the hosts, loads the profile and gives the database the server log, then calls
 // run with the options the session flags fill (run adds the command's own) and closes the
 // hosts. It returns the exit status, 2 when the set-up failed (the error printed).
-func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessionFlags, stderr io.Writer,
+func runSession(cmd string, fs *pflag.FlagSet, pf *profileFlags, sf *sessionFlags, stderr io.Writer,
 	run func(context.Context, kinds.Options, *sessionOutput) int) int {
 	if err := sf.db.Check(); err != nil {
 		return fail(stderr, cmd, err)
@@ -213,7 +157,7 @@ func runSession(cmd string, fs *pflag.FlagSet, ov *profile.Overrides, sf *sessio
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
-	ctx, p, logw, done, ok := prepare(cmd, fs, ov, sf.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare(cmd, fs, pf, sf.serverLog, stderr)
 	if !ok {
 		return closeFleet(fl, 2, stderr, cmd)
 	}

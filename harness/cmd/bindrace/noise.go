@@ -27,7 +27,7 @@ Exit status: 0 done, 2 error (a race that could not finish; what was measured is
 func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("calibrate", stderr)
 	target := fs.String("target", "binding", "target to calibrate")
-	ov := addProfileFlags(fs, "release-linux", false)
+	pf := addProfileFlags(fs, "release-linux", false)
 	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
 	races := fs.Int("races", 3, "races per slowdown")
 	out := fs.String("out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
@@ -44,7 +44,7 @@ func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace calibrate: --races must be at least 1")
 		return 2
 	}
-	ctx, p, _, done, ok := prepare("calibrate", fs, ov, "", stderr)
+	ctx, p, _, done, ok := prepare("calibrate", fs, pf, "", stderr)
 	if !ok {
 		return 2
 	}
@@ -94,7 +94,7 @@ Exit status: 0 done, 2 error.`
 func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("noise", stderr)
 	target := fs.String("target", "binding", "target to measure")
-	ov := addProfileFlags(fs, "release-linux", false)
+	pf := addProfileFlags(fs, "release-linux", false)
 	procs := fs.Int("processes", 6, "fresh server processes")
 	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")
 	out := fs.String("out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
@@ -103,7 +103,7 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
 		return code
 	}
-	ctx, p, logw, done, ok := prepare("noise", fs, ov, *slog, stderr)
+	ctx, p, logw, done, ok := prepare("noise", fs, pf, *slog, stderr)
 	if !ok {
 		return 2
 	}

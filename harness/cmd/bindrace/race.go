@@ -36,17 +36,17 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("race", stderr)
 	a := fs.String("a", "", "target A (the candidate)")
 	b := fs.String("b", "", "target B (the reference)")
-	ov := addProfileFlags(fs, defaultProfile, false)
-	lag := addRateFlags(fs, ov)
+	pf := addProfileFlags(fs, defaultProfile, false)
+	lag := addRateFlags(fs, pf)
 	sf := addSessionFlags(fs, "<a>-vs-<b>", "the race, recorded in its shape (a race draws nothing at random: its pairs alternate AB and BA)")
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
-	if err := lagTolerance(fs, *lag); err != nil {
+	if err := checkRateFlags(fs, *lag); err != nil {
 		return fail(stderr, "race", err)
 	}
-	return runSession("race", fs, ov, sf, stderr, func(ctx context.Context, o kinds.Options, out *sessionOutput) int {
+	return runSession("race", fs, pf, sf, stderr, func(ctx context.Context, o kinds.Options, out *sessionOutput) int {
 		o.LagTolerance = *lag
 		res, err := kinds.Race(ctx, kinds.RaceOptions{Options: o, A: *a, B: *b, AllowUnequalThreads: *unequal})
 		out.done()
@@ -116,13 +116,13 @@ Exit status: 0 done, 2 error or incomplete session.`
 func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("matrix", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
-	ov := addProfileFlags(fs, defaultProfile, true)
+	pf := addProfileFlags(fs, defaultProfile, true)
 	sf := addSessionFlags(fs, "matrix-<targets>", "the shuffled orders")
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
 	}
 	names := splitList(*list)
-	return runSession("matrix", fs, ov, sf, stderr, func(ctx context.Context, o kinds.Options, out *sessionOutput) int {
+	return runSession("matrix", fs, pf, sf, stderr, func(ctx context.Context, o kinds.Options, out *sessionOutput) int {
 		res, err := kinds.Matrix(ctx, kinds.MatrixOptions{Options: o, Targets: names})
 		out.done()
 		if err != nil {

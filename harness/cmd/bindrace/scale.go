@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/kinds"
-	"github.com/bindrace/bindrace/harness/profile"
 )
 
 const scaleUsage = `Usage: bindrace scale --targets T1,T2,... --threads 1,2,4,... [--rounds R] [--profile NAME] [flags]
@@ -33,7 +32,7 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("scale", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
 	threads := fs.String("threads", "", "comma-separated server thread counts, e.g. 1,2,4")
-	ov := addScaleFlags(fs)
+	pf := addScaleFlags(fs)
 	var of outputFlags
 	of.register(fs, "scale-<targets>")
 	if code, done := parseNoArgs(fs, "scale", scaleUsage, args, stdout, stderr); done {
@@ -44,7 +43,7 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "scale", err)
 	}
-	ctx, p, logw, done, ok := prepare("scale", fs, ov, of.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare("scale", fs, pf, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
@@ -62,9 +61,9 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 
 // addScaleFlags registers the profile flags a scale takes: the matrix's, less --threads (a
 // list here) and the gate's.
-func addScaleFlags(fs *pflag.FlagSet) *profile.Overrides {
+func addScaleFlags(fs *pflag.FlagSet) *profileFlags {
 	all := newFlagSet("scale", io.Discard)
-	ov := addProfileFlags(all, defaultProfile, true)
+	pf := addProfileFlags(all, defaultProfile, true)
 	skip := map[string]bool{"threads": true, "threshold": true, "counters": true, "cachegrind-n": true,
 		"cachegrind-reps": true, "decide-on": true, "confidence": true}
 	all.VisitAll(func(f *pflag.Flag) {
@@ -72,7 +71,7 @@ func addScaleFlags(fs *pflag.FlagSet) *profile.Overrides {
 			fs.AddFlag(f)
 		}
 	})
-	return ov
+	return pf
 }
 
 func splitList(s string) []string {

@@ -29,7 +29,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	fractions := fs.Float64Slice("fractions", nil, "fractions in (0, 1] of each target's closed-loop maximum, comma-separated")
 	slo := fs.Duration("slo", 0, "latency objective for p99, e.g. 1ms: report the highest rate that keeps p99 under it")
 	lag := addLagFlag(fs)
-	ov := addProfileFlags(fs, defaultProfile, true)
+	pf := addProfileFlags(fs, defaultProfile, true)
 	fs.MarkHidden("rounds")
 	var of outputFlags
 	of.register(fs, "sweep-<targets>")
@@ -50,7 +50,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if !fs.Changed("pipelining") {
 		fs.Set("pipelining", "1") // an open loop's default: one request in flight per connection
 	}
-	ctx, p, logw, done, ok := prepare("sweep", fs, ov, of.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare("sweep", fs, pf, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
