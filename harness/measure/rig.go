@@ -78,9 +78,6 @@ func (r *Rig) Close() {
 	r.db, r.backend = nil, plain{}
 }
 
-// Plan is how the rig measures.
-func (r *Rig) Plan() Plan { return r.plan }
-
 // Target is a resolved target of the session.
 func (r *Rig) Target(name string) *targets.Target { return r.targets[name] }
 
