@@ -33,7 +33,11 @@ func (r *recorder) record(run Run) session.Run {
 		p.Record(&rec, &run, kept)
 	}
 	rec.PerWindow = perWindow(run.Windows)
-	rec.ClientBound = ClientBound(run, r.allotted(spec))
+	allotted := r.allotted(spec)
+	if rec.ServerCPUPct > 0 && allotted > 0 {
+		rec.SaturationPct = round2(rec.ServerCPUPct / allotted) // the server's CPU as % of its allotment
+	}
+	rec.ClientBound = ClientBound(run, allotted)
 	if run.Finished {
 		recordFinal(&rec, run.Final)
 	}

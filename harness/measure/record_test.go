@@ -72,7 +72,7 @@ func TestRecordSetAside(t *testing.T) {
 	if !reflect.DeepEqual(got.PerWindow, want) {
 		t.Errorf("per_window %+v\nwant %+v", got.PerWindow, want)
 	}
-	if got.ServerCPUPct != 99 || got.RPSPerCPUSecond != 1111.11 || got.RSSMiB != 8 || got.ClientBound || got.ArtifactBytes != 42 || got.StartupMs != 25 {
+	if got.ServerCPUPct != 99 || got.SaturationPct != 99 || got.RPSPerCPUSecond != 1111.11 || got.RSSMiB != 8 || got.ClientBound || got.ArtifactBytes != 42 || got.StartupMs != 25 {
 		t.Errorf("record %+v", got)
 	}
 }
