@@ -210,7 +210,7 @@ type Check struct {
 //     statistics (median/min/max delta, ci_pct, ci_confidence, paired, wins, order_effect_pct,
 //     stats_a/b, runtime), each pair's delta_pct, perf counters (medians per side) and the
 //     warnings about the pairs themselves;
-//   - race (harness/race: describe, counts.go): what was raced and how: a, b, b_version,
+//   - the race kind (harness/kinds: describe, counts.go): what was raced and how: a, b, b_version,
 //     scenario, unit, connections, pipelining, shape, side_a/b, unequal_threads,
 //     family_confidence, fallible_checks, decide_on, counters_mode, counters_unsupported,
 //     cachegrind counters, incomplete, started, finished and the session's own warnings;
