@@ -11,32 +11,37 @@ import (
 )
 
 // finishSession ends a matrix, scale or sweep: a file that could not be written is said first,
-// then the session printed. The exit status is 2 when the session is incomplete or a file could
-// not be written, else 0.
-func finishSession(cmd, incomplete string, werr error, stderr io.Writer, print func()) int {
+// then the session printed: its summary.json with --json, else by print. The exit status is 2
+// when the session is incomplete or a file could not be written, else 0.
+func finishSession(cmd, incomplete string, werr error, summary any, asJSON bool, stdout, stderr io.Writer, print func()) int {
 	if werr != nil {
 		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, werr)
 	}
-	print()
+	if asJSON {
+		session.PrintJSON(stdout, summary)
+	} else {
+		print()
+	}
 	if incomplete != "" || werr != nil {
 		return 2
 	}
 	return 0
 }
 
-// printMatrix prints summary.json with JSON, else each target's figures and the headline.
-func printMatrix(res kinds.Result[session.Matrix], asJSON bool, stdout, stderr io.Writer) {
-	m := res.Summary
-	if asJSON {
-		session.PrintJSON(stdout, m)
-		return
+// printWarnings prints a session's warnings, indented, on stderr.
+func printWarnings(stderr io.Writer, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "  warning: %s\n", w)
 	}
+}
+
+// printMatrix prints each target's figures and the headline.
+func printMatrix(res kinds.Result[session.Matrix], stdout, stderr io.Writer) {
+	m := res.Summary
 	for _, t := range m.PerTarget {
 		fmt.Fprintf(stderr, "  %-16s median %s %s  CV %.1f%%  p99 %.2f ms  server CPU %.0f%%\n", t.Target, thousands(t.MedianRPS), unitText(m.Unit), t.CVPct, t.MedianP99Ms, t.MedianCPUPct)
 	}
-	for _, w := range m.Warnings {
-		fmt.Fprintf(stderr, "  warning: %s\n", w)
-	}
+	printWarnings(stderr, m.Warnings)
 	fmt.Fprintf(stderr, "results: %s\n", res.Dir)
 	fmt.Fprintln(stdout, matrixHeadline(m))
 }
@@ -61,20 +66,14 @@ func unitText(unit string) string {
 	return unit
 }
 
-// printScale prints summary.json with JSON, else one line per point and the results directory.
-func printScale(res kinds.Result[session.Scale], asJSON bool, stdout, stderr io.Writer) {
+// printScale prints one line per point and the results directory.
+func printScale(res kinds.Result[session.Scale], stdout, stderr io.Writer) {
 	s := res.Summary
-	if asJSON {
-		session.PrintJSON(stdout, s)
-		return
-	}
 	for _, p := range s.Points {
 		fmt.Fprintf(stdout, "%-14s threads %2d  %s %s  %s per server CPU-s  efficiency %.0f%%  server CPU %.0f%%  client CPU %.0f%%%s\n",
 			p.Target, p.Threads, thousands(p.RPS), unitText(s.Unit), thousands(p.RPSPerCPUSecond), p.EfficiencyPct, p.ServerCPUPct, p.ClientCPUPct, pointMarks(p))
 	}
-	for _, w := range s.Warnings {
-		fmt.Fprintf(stderr, "  warning: %s\n", w)
-	}
+	printWarnings(stderr, s.Warnings)
 	if s.Incomplete != "" {
 		fmt.Fprintf(stdout, "scale INCOMPLETE: %s\n", s.Incomplete)
 	}
@@ -99,14 +98,10 @@ func pointMarks(p session.ScalePoint) string {
 	return "  [" + strings.Join(m, ", ") + "]"
 }
 
-// printSweep prints summary.json with JSON; else each point, the warnings and, per target, the
+// printSweep prints each point, the warnings and, per target, the
 // rate under the SLO as the last lines on stdout.
-func printSweep(res kinds.Result[session.Sweep], asJSON bool, stdout, stderr io.Writer) {
+func printSweep(res kinds.Result[session.Sweep], stdout, stderr io.Writer) {
 	sw := res.Summary
-	if asJSON {
-		session.PrintJSON(stdout, sw)
-		return
-	}
 	for _, p := range sw.Points {
 		mark := ""
 		if p.Run.Open != nil && p.Run.Open.GeneratorBound {
@@ -117,9 +112,7 @@ func printSweep(res kinds.Result[session.Sweep], asJSON bool, stdout, stderr io.
 		}
 		fmt.Fprintf(stderr, "  %-12s %10s rps  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms%s\n", p.Target, thousands(p.Rate), p.Run.P50Ms, p.Run.P99Ms, p.Run.P999Ms, mark)
 	}
-	for _, w := range sw.Warnings {
-		fmt.Fprintf(stderr, "  warning: %s\n", w)
-	}
+	printWarnings(stderr, sw.Warnings)
 	fmt.Fprintf(stderr, "results: %s\n", res.Dir)
 	for _, line := range sweepLines(sw) {
 		fmt.Fprintln(stdout, line)

@@ -80,9 +80,7 @@ func printRace(res kinds.RaceResult, asJSON bool, stdout, stderr io.Writer) {
 			fmt.Fprintf(stderr, "  resolving power: ±%.1f%% on %s (the interval's half-width over %d pairs); a regression beyond %.1f%% FAILs at the threshold\n",
 				r.HalfWidthPct, r.Metric, s.Paired[r.Metric].N, r.DetectablePct)
 		}
-		for _, w := range s.Warnings {
-			fmt.Fprintf(stderr, "  warning: %s\n", w)
-		}
+		printWarnings(stderr, s.Warnings)
 		fmt.Fprintf(stderr, "results: %s\n", res.Dir)
 		fmt.Fprintln(stdout, s.Headline)
 		return
@@ -128,8 +126,8 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "matrix", err)
 		}
-		return finishSession("matrix", res.Summary.Incomplete, out.err(res.WriteErr), stderr, func() {
-			printMatrix(res, sf.json, stdout, stderr)
+		return finishSession("matrix", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, sf.json, stdout, stderr, func() {
+			printMatrix(res, stdout, stderr)
 		})
 	})
 }

@@ -54,8 +54,8 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "scale", err)
 	}
-	return finishSession("scale", res.Summary.Incomplete, out.err(res.WriteErr), stderr, func() {
-		printScale(res, of.json, stdout, stderr)
+	return finishSession("scale", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, of.json, stdout, stderr, func() {
+		printScale(res, stdout, stderr)
 	})
 }
 

@@ -63,7 +63,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}
-	return finishSession("sweep", res.Summary.Incomplete, out.err(res.WriteErr), stderr, func() {
-		printSweep(res, of.json, stdout, stderr)
+	return finishSession("sweep", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, of.json, stdout, stderr, func() {
+		printSweep(res, stdout, stderr)
 	})
 }
