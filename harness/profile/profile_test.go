@@ -178,7 +178,12 @@ func TestDesigns(t *testing.T) {
 	}{
 		{"min above max", func(p *Profile) error { p.SetMinPairs(10); p.SetMaxPairs(8); return p.Check() }, "max_pairs 8 is below min_pairs 10"},
 		// Four checks share 5%: 1.25% each way, which unanimous pairs reach at 8.
-		{"too few for the level", func(p *Profile) error { p.SetMaxPairs(6); p.SetMinPairs(2); p.SetScenarios("ping,params"); return p.Check() }, "need max_pairs of at least 8"},
+		{"too few for the level", func(p *Profile) error {
+			p.SetMaxPairs(6)
+			p.SetMinPairs(2)
+			p.SetScenarios("ping,params")
+			return p.Check()
+		}, "need max_pairs of at least 8"},
 		{"negative time", func(p *Profile) error { return p.SetMaxTime(-Duration(time.Second)) }, "must not be negative"},
 	} {
 		q := Default()

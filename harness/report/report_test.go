@@ -204,7 +204,7 @@ func TestWriteAllAndFailedPair(t *testing.T) {
 	s.Pairs[3].B.Error = "server exited with status 139"
 	s.Pairs[3].B.RPS = 0
 	s.Incomplete = "uws crashed in pair 4"
-	*s = stats.Summarize(s.Pairs, s.Thresholds, stats.FixedDesign(0, (1-1)/2))
+	*s = stats.Summarize(s.Pairs, s.Thresholds, stats.FixedDesign(0, 0))
 	s.Incomplete = "uws crashed in pair 4"
 	gate.Apply(s, nil)
 	writeJSON(t, filepath.Join(dir, "summary.json"), s)
