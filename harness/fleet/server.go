@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/remote"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -114,7 +115,7 @@ func (s *Server) awaitListening(ctx context.Context, timeout time.Duration) erro
 func (s *Server) Addr() string { return net.JoinHostPort(s.Host.Name, strconv.Itoa(s.Port)) }
 
 // Usage reads the serving process's CPU time and RSS from the host's /proc.
-func (s *Server) Usage() (targets.Usage, error) { return s.proc.UsageOf(s.Pid) }
+func (s *Server) Usage() (procfs.Usage, error) { return s.proc.UsageOf(s.Pid) }
 
 // Info asks the server for its heap and threads (targets.InfoAt).
 func (s *Server) Info() (targets.Info, error) { return targets.InfoAt(s.Target, s.Addr()) }

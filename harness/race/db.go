@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -151,17 +151,7 @@ func affinity(pid int) string {
 }
 
 // selfUsage is the harness's own CPU time and RSS: the load generator's during a window.
-func selfUsage() (targets.Usage, error) {
-	stat, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return targets.Usage{}, err
-	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return targets.Usage{}, err
-	}
-	return targets.ParseUsage(string(stat), string(status))
-}
+func selfUsage() (procfs.Usage, error) { return procfs.ReadUsage(procfs.Self) }
 
 // VerifyDB is the database `bindrace verify` checks the database scenarios against: opened as
 // a race opens it (private cluster or o.URL, the template, a fresh trial database). Close

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -21,7 +22,7 @@ const BottleneckFraction = 0.90
 type dbSample struct {
 	pg     db.Usage
 	pgErr  error
-	self   targets.Usage
+	self   procfs.Usage
 	selfOK bool
 }
 

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/session"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // dbSampler reads the three parties' CPU and RSS once a second during a window of a database
@@ -62,7 +62,7 @@ func (ds *dbSampler) stop() session.DBSeries {
 	return ds.s
 }
 
-func usageOrZero(srv server) targets.Usage {
+func usageOrZero(srv server) procfs.Usage {
 	u, _ := srv.Usage()
 	return u
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -226,7 +227,7 @@ func (e *engine) finish(ctx context.Context, lv *live, run *session.Run) error {
 type windowSample struct {
 	res     *load.Result
 	t0, t1  time.Time
-	u0, u1  targets.Usage
+	u0, u1  procfs.Usage
 	i0, i1  targets.Info
 	uerr    error
 	closed  bool

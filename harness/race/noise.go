@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/scenario"
@@ -139,7 +140,7 @@ func (e *engine) noiseProcess(ctx context.Context, o NoiseOptions, sc scenario.S
 	for w := 0; w < o.Windows; w++ {
 		label := fmt.Sprintf("process %d/%d window %d/%d", p+1, o.Processes, w+1, o.Windows)
 		var win NoiseWindow
-		var u0, u1 targets.Usage
+		var u0, u1 procfs.Usage
 		var i0, i1 targets.Info
 		var t0, t1 time.Time
 		hooks := load.Hooks{

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/fleet"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/scenario"
@@ -16,7 +17,7 @@ import (
 // server host (fleet.Server): what a run reads of it and how it ends.
 type server interface {
 	Addr() string
-	Usage() (targets.Usage, error)
+	Usage() (procfs.Usage, error)
 	Info() (targets.Info, error)
 	Exited() <-chan struct{}
 	ExitError() error

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
-	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // Each host runs the command in its own namespace: it has its own address and none of the others'.
@@ -387,7 +387,7 @@ func TestUsage(t *testing.T) {
 	}
 	// CPU seconds grow with a busy loop (however loaded the shared machine is), and never
 	// faster than wall time for this single-threaded one.
-	var u targets.Usage
+	var u procfs.Usage
 	if !eventually(8*time.Second, func() bool {
 		u, err = p.Usage()
 		return err != nil || u.CPUSeconds >= first.CPUSeconds+0.3
@@ -398,12 +398,7 @@ func TestUsage(t *testing.T) {
 	if u.CPUSeconds > elapsed+0.2 || u.RSSBytes <= 0 || u.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("usage %+v after %.2fs", u, elapsed)
 	}
-	stat, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid))
-	status, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid))
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
-	local, err := targets.ParseUsage(string(stat), string(status))
+	local, err := procfs.ReadUsage(p.Pid)
 	if err != nil || local.CPUSeconds < u.CPUSeconds || local.CPUSeconds > u.CPUSeconds+1 || local.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("remote usage %+v, local reading %+v (%v)", u, local, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // ProcessSpec is a long-running command for Session.Start.
@@ -337,9 +337,9 @@ func (p *Process) Stop() error {
 	return p.stopErr
 }
 
-// Usage reads /proc/<pid>/stat and /proc/<pid>/status on the host, as targets.Server.Usage
-// does locally: CPU seconds (user + system, all threads), RSS now and its peak.
-func (p *Process) Usage() (targets.Usage, error) { return p.UsageOf(p.Pid) }
+// Usage reads /proc/<pid>/stat and /proc/<pid>/status on the host and parses them as
+// procfs.ReadUsage does locally: CPU seconds (user + system, all threads), RSS now and its peak.
+func (p *Process) Usage() (procfs.Usage, error) { return p.UsageOf(p.Pid) }
 
 // LogTail returns the last n lines of the process's log on the host.
 func (p *Process) LogTail(ctx context.Context, n int) (string, error) {
