@@ -47,9 +47,7 @@ func serveChild(args []string) int {
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
-	err := serveInProcess(ctx, name, ServeOptions{Port: port, Threads: threads, Listening: func(port, pid int, _ time.Duration) {
-		fmt.Printf("bindrace serve: %s listening on :%d (pid %d)\n", name, port, pid)
-	}})
+	err := serveInProcess(ctx, name, ServeOptions{Port: port, Threads: threads, Ready: os.Stdout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bindrace serve:", err)
 		return 2
@@ -125,19 +123,27 @@ type ServeOptions struct {
 	Port    int       // 0: a free port
 	Threads int       // event loops for binding, GOMAXPROCS for fasthttp/nethttp; 0: the default
 	Log     io.Writer // a spawned server's output
-	// Listening, if set, is called once the server listens: its port and pid, and for a
-	// spawned server its startup time (0 for an in-process Go target).
-	Listening func(port, pid int, startup time.Duration)
+	// Ready, if set, gets the ready line (Ready) once the server listens.
+	Ready io.Writer
 }
 
 // Serve runs t's scenario server in the foreground until ctx is cancelled, then shuts it down
-// gracefully. An in-process Go target (fasthttp, nethttp) serves in this process; any other
-// is spawned and stopped with Stop.
+// gracefully. An in-process Go target (fasthttp, nethttp) serves in this process; any other,
+// and a capped Go target (its cap is a cgroup around a process of its own), is spawned and
+// stopped with Stop.
 func Serve(ctx context.Context, t *Target, o ServeOptions) error {
-	if t.Kind == KindGo {
+	if t.Kind == KindGo && t.CPUQuotaPct == 0 {
 		return serveInProcess(ctx, t.Name, o)
 	}
 	return serveSpawned(ctx, t, o)
+}
+
+// ready prints the ready line, if o asks for it.
+func (o ServeOptions) ready(r Ready) error {
+	if o.Ready == nil {
+		return nil
+	}
+	return r.write(o.Ready)
 }
 
 func serveInProcess(ctx context.Context, name string, o ServeOptions) error {
@@ -152,8 +158,9 @@ func serveInProcess(ctx context.Context, name string, o ServeOptions) error {
 		}
 		return fmt.Errorf("listening on port %d: %v", o.Port, err)
 	}
-	if o.Listening != nil {
-		o.Listening(ln.Addr().(*net.TCPAddr).Port, os.Getpid(), 0)
+	if err := o.ready(newReady(name, ln.Addr().(*net.TCPAddr).Port, os.Getpid(), 0)); err != nil {
+		ln.Close()
+		return err
 	}
 	if err := ServeGo(ctx, name, ln); err != nil {
 		return fmt.Errorf("%s: %v", name, err)
@@ -168,8 +175,9 @@ func serveSpawned(ctx context.Context, t *Target, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Listening != nil {
-		o.Listening(s.Port, s.Pid, s.Startup)
+	if err := o.ready(newReady(t.Name, s.Port, s.Pid, s.Startup)); err != nil {
+		s.Stop()
+		return err
 	}
 	select {
 	case <-ctx.Done():

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/fleet"
-	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // hostFlags are the flags that put a session's server and load generators on other hosts.
@@ -35,11 +34,7 @@ func (h *hostFlags) open(log io.Writer) (*fleet.Fleet, error) {
 	if h.server == "" {
 		return nil, fmt.Errorf("--client-hosts needs --server-host: a local server listens on loopback only")
 	}
-	root, err := machine.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	return fleet.Open(fleet.Options{ServerHost: h.server, ClientHosts: splitList(h.clients), SSHConfig: h.sshConfig, Root: root, Log: log})
+	return fleet.Open(fleet.Options{ServerHost: h.server, ClientHosts: splitList(h.clients), SSHConfig: h.sshConfig, Log: log})
 }
 
 // closeFleet closes f after a session; a host that could not be cleaned up is named and the

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/fleet"
-	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/remote"
 )
@@ -54,14 +53,10 @@ func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum
 	if cfg.Count > 0 || lf.rate > 0 {
 		return loadBad(stderr, "--client-hosts drives closed-loop windows only (no --count or --rate)")
 	}
-	root, err := machine.RepoRoot()
-	if err != nil {
-		return loadBad(stderr, "%v", err)
-	}
 	if !lf.fs.Changed("workers") {
 		cfg.Workers = 0 // each host its own default: its CPUs
 	}
-	f, err := fleet.Open(fleet.Options{ClientHosts: splitList(lf.remote.clients), SSHConfig: lf.remote.sshConfig, Root: root, Log: stderr})
+	f, err := fleet.Open(fleet.Options{ClientHosts: splitList(lf.remote.clients), SSHConfig: lf.remote.sshConfig, Log: stderr})
 	if err != nil {
 		return loadBad(stderr, "%v", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/remote/netnstest"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // These tests race across real hosts: network namespaces on this machine (a server and two
@@ -112,12 +113,12 @@ func TestLoadFromHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	m := regexp.MustCompile(`listening on :(\d+)`).FindStringSubmatch(line)
-	if err != nil || m == nil {
-		t.Fatalf("server: %q, %v", line, err)
+	line, err := bufio.NewReader(out).ReadBytes('\n')
+	ready, ok, perr := targets.ParseReady(line)
+	if err != nil || !ok || perr != nil {
+		t.Fatalf("server: %q, %v %v", line, err, perr)
 	}
-	url := "http://" + l.Gateway + ":" + m[1]
+	url := "http://" + l.Gateway + ":" + strconv.Itoa(ready.Port)
 	r := cli(t, 60*time.Second, "load", url, "--client-hosts", l.Clients[0].Spec+","+l.Clients[1].Spec, "--ssh-config", l.ConfigFile,
 		"--connections", "10", "--duration", "500ms", "--warmup", "200ms", "--json")
 	if r.code != 0 {
