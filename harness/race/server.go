@@ -9,7 +9,6 @@ import (
 	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/profile"
-	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -48,16 +47,14 @@ func (e *engine) startRemote(ctx context.Context, name string) (server, error) {
 	return remoteServer{srv}, nil
 }
 
-// remoteDriver drives rs's load from the fleet's client hosts, one generator each, merged.
+// remoteDriver drives rs's load from the fleet's client hosts, one generator each, merged: the
+// load a local run drives (its rate too), each host with its own workers unless the plan sets them.
 func (e *engine) remoteDriver(rs runSpec, addr string) func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
-	url := "http://" + addr
-	if rs.sc.WebSocket() {
-		url = "ws://" + addr + scenario.WSPath
-	}
-	cfg := load.Config{Connections: rs.connections, Pipelining: rs.pipelining, Workers: e.plan.Workers, Timeout: 10 * time.Second}
+	cfg, _ := e.loadConfig(rs, addr)
+	cfg.Workers = e.plan.Workers
 	return func(ctx context.Context, warmup, duration time.Duration, h load.Hooks) (*load.Result, error) {
 		cfg.Warmup, cfg.Duration = warmup, duration
-		res, _, err := e.fleet.RunLoad(ctx, fleet.Drive{URL: url, Scenario: rs.sc.Name, Config: cfg}, h)
+		res, _, err := e.fleet.RunLoad(ctx, fleet.Drive{Config: cfg}, h)
 		return res, err
 	}
 }

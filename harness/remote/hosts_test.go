@@ -373,6 +373,30 @@ func TestExit(t *testing.T) {
 	}
 }
 
+// A process reads its Stdin (bytes of any kind, quotes and newlines included) and its stdout is
+// its Output; without Stdin it reads /dev/null.
+func TestStdin(t *testing.T) {
+	t.Parallel()
+	l, ctx, s := sessionInLab(t, SessionOptions{})
+	h := host(t, l.Clients[0])
+	in := []byte("{\"config\": 'quoted'}\n$HOME `x`\n\x00\xff end")
+	for _, c := range []struct {
+		stdin []byte
+		want  string
+	}{{in, string(in)}, {nil, ""}} {
+		p, err := s.Start(ctx, h, ProcessSpec{Name: "cat", Argv: []string{"cat"}, Stdin: c.stdin, SeparateStdout: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, err := p.Wait(ctx); code != 0 || err != nil {
+			t.Fatalf("cat: exit %d, %v", code, err)
+		}
+		if out, err := p.Output(ctx); err != nil || string(out) != c.want {
+			t.Errorf("cat read %q, %v; want %q", out, err, c.want)
+		}
+	}
+}
+
 // Usage of a busy process: CPU seconds grow like wall time, the resident set is there, and
 // the figures match what this machine's /proc says about the same pid.
 func TestUsage(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -50,10 +49,10 @@ func (r *remoteLoadFlags) waitStart() error {
 // result like a local one, each host's figures on stderr. A host that fails is exit 2 naming
 // it; what the others measured is printed and marked incomplete.
 func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum loadSummary) int {
-	if cfg.Count > 0 || lf.rate > 0 {
-		return loadBad(stderr, "--client-hosts drives closed-loop windows only (no --count or --rate)")
+	if cfg.Count > 0 {
+		return loadBad(stderr, "--client-hosts drives windows only (no --count)")
 	}
-	if !lf.fs.Changed("workers") {
+	if !lf.workersGiven {
 		cfg.Workers = 0 // each host its own default: its CPUs
 	}
 	f, err := fleet.Open(fleet.Options{ClientHosts: splitList(lf.remote.clients), SSHConfig: lf.remote.sshConfig, Log: stderr})
@@ -62,11 +61,7 @@ func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	url := lf.fs.Arg(0)
-	if !strings.Contains(url, "://") {
-		url = "http://" + url
-	}
-	res, parts, runErr := f.RunLoad(ctx, fleet.Drive{URL: url, Scenario: lf.scen, Config: cfg}, load.Hooks{})
+	res, parts, runErr := f.RunLoad(ctx, fleet.Drive{Config: cfg}, load.Hooks{})
 	if cerr := f.Close(); cerr != nil {
 		runErr = errors.Join(runErr, cerr)
 	}
@@ -76,15 +71,5 @@ func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum
 	if res == nil {
 		return loadBad(stderr, "%v", runErr)
 	}
-	if lf.json {
-		if werr := writeLoadJSON(stdout, res, cfg, sum, runErr); werr != nil {
-			return loadBad(stderr, "%v", werr)
-		}
-	} else {
-		writeLoadHuman(stdout, res, cfg, sum, runErr)
-	}
-	if runErr != nil {
-		return loadBad(stderr, "%v", runErr)
-	}
-	return 0
+	return printLoad(stdout, stderr, res, cfg, sum, lf.json, runErr)
 }
