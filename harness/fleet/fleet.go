@@ -19,7 +19,7 @@ import (
 type Options struct {
 	ServerHost  string   // [user@]host[:port]; "" when only the load runs remotely
 	ClientHosts []string // one load generator each; none: the load stays local
-	SSHConfig   string   // passed to ssh and scp as -F
+	SSHConfig   string   // passed to ssh, and rsync's ssh, as -F
 	Log         io.Writer
 }
 

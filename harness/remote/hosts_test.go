@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,8 +189,8 @@ func TestCopy(t *testing.T) {
 	os.WriteFile(filepath.Join(tree, "dist/new.js"), []byte("new"), 0o644)
 	os.RemoveAll(filepath.Join(tree, "node_modules/other/lib"))
 	res, err = s.Copy(ctx, h, tree, "uws")
-	if err != nil || res.Files != 4 || res.Copied != 2 || res.Skipped != 2 || res.Removed != 2 {
-		t.Errorf("tree update: %+v, %v; want 2 copied, 2 skipped, 2 removed (a file and a directory)", res, err)
+	if err != nil || res.Files != 4 || res.Copied != 2 || res.Skipped != 2 || res.Removed != 5 {
+		t.Errorf("tree update: %+v, %v; want 2 copied, 2 skipped, 5 removed (a file, and a directory of a file and a directory of a file)", res, err)
 	}
 	sameTree(t, tree, res.Path)
 
@@ -198,6 +199,24 @@ func TestCopy(t *testing.T) {
 	}
 	if _, err := s.Copy(ctx, h, bin, "../escape"); err == nil {
 		t.Error("copy outside the session directory accepted")
+	}
+}
+
+// A host without rsync is a requirement not met, named, not a protocol error. (The lab's hosts
+// share this machine's rsync; one that is not found there is put first on their PATH.)
+func TestCopyNeedsRsyncOnHost(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "rsync"), []byte("#!/bin/sh\necho \"sh: 1: exec: rsync: not found\" >&2\nexit 127\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, r := labRunner(t, Options{PathPrepend: []string{bin}})
+	s := labSession(t, r, SessionOptions{})
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, []byte("x"), 0o644)
+	_, err := s.Copy(testContext(t), host(t, l.Server), file, "")
+	if !errors.Is(err, ErrRequirement) || !strings.Contains(err.Error(), "rsync is not installed") || !strings.Contains(err.Error(), l.Server.Addr) {
+		t.Errorf("copy to a host without rsync: %v", err)
 	}
 }
 
@@ -242,8 +261,8 @@ func sameFile(t *testing.T, local, remote string) {
 
 func sameTree(t *testing.T, local, remote string) {
 	t.Helper()
-	want, _, err1 := localTree(local)
-	got, _, err2 := localTree(remote)
+	want, err1 := treeOf(local)
+	got, err2 := treeOf(remote) // the lab's hosts share this machine's filesystem
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
@@ -252,9 +271,43 @@ func sameTree(t *testing.T, local, remote string) {
 	}
 	for p, e := range want {
 		if got[p] != e {
-			t.Errorf("%s/%s = %+v, want %+v", remote, p, got[p], e)
+			t.Errorf("%s/%s = %q, want %q", remote, p, got[p], e)
 		}
 	}
+}
+
+// treeOf describes every entry under root: its kind and mode, and a file's content or a
+// symlink's target.
+func treeOf(root string) (map[string]string, error) {
+	tree := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		desc := fi.Mode().String()
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			desc += " -> " + target
+			if err != nil {
+				return err
+			}
+		case fi.Mode().IsRegular():
+			sum, err := machine.FileSHA256(p)
+			desc += " " + sum
+			if err != nil {
+				return err
+			}
+		}
+		tree[rel] = desc
+		return nil
+	})
+	return tree, err
 }
 
 // A long-running process has its own group; Stop leaves nothing of it, including a child that

@@ -18,7 +18,7 @@ func addHostFlags(fs *pflag.FlagSet) *hostFlags {
 	h := &hostFlags{}
 	fs.StringVar(&h.server, "server-host", "", "run the servers on this host over ssh, [user@]host[:port] (default: here, on loopback); the name must resolve on the client hosts")
 	fs.StringVar(&h.clients, "client-hosts", "", "run one load generator on each of these hosts over ssh, comma-separated (needs --server-host; default: here)")
-	fs.StringVar(&h.sshConfig, "ssh-config", "", "ssh config file for the hosts (passed to ssh and scp as -F)")
+	fs.StringVar(&h.sshConfig, "ssh-config", "", "ssh config file for the hosts (passed to ssh, and rsync's ssh, as -F)")
 	return h
 }
 

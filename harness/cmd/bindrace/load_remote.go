@@ -24,7 +24,7 @@ type remoteLoadFlags struct {
 
 func (r *remoteLoadFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&r.clients, "client-hosts", "", "run one load generator on each of these hosts, [user@]host[:port] comma-separated, over ssh; the results are merged")
-	fs.StringVar(&r.sshConfig, "ssh-config", "", "ssh config file for --client-hosts (passed to ssh and scp as -F)")
+	fs.StringVar(&r.sshConfig, "ssh-config", "", "ssh config file for --client-hosts (passed to ssh, and rsync's ssh, as -F)")
 	fs.StringVar(&r.startAt, "start-at", "", "start at this instant (RFC 3339, set by a harness starting generators on several hosts)")
 }
 
