@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/bindrace/bindrace/harness/remote/netnstest"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -103,15 +101,9 @@ func TestRaceAtRateAcrossHosts(t *testing.T) {
 	if s.Rate == nil || s.Rate.RPS != 2000 || strings.Join(metrics, ",") != "p50_ms,p99_ms,errors" || s.MergedA == nil || s.MergedB == nil {
 		t.Errorf("rate %+v, checks %v, merged %+v %+v: want an open-loop race at 2000/s", s.Rate, metrics, s.MergedA, s.MergedB)
 	}
-	var raw session.Raw
-	b, _ := os.ReadFile(filepath.Join(dir, "raw.json"))
-	if err := json.Unmarshal(b, &raw); err != nil || len(raw.Runs) != 4 {
-		t.Fatalf("raw.json: %v, %d runs, want 4", err, len(raw.Runs))
-	}
-	for i, run := range raw.Runs {
-		h, err := hdrhistogram.Decode([]byte(run.Hist))
-		if err != nil || h.TotalCount() != run.Responses || run.Responses == 0 || run.Error != "" {
-			t.Errorf("run %d (%s): histogram %v of %d values for %d responses, error %q", i, run.Target, err, h.TotalCount(), run.Responses, run.Error)
+	for i, run := range rawRuns(t, dir, 4) {
+		if n, err := histCount(run); err != nil || n != run.Responses || n == 0 || run.Error != "" {
+			t.Errorf("run %d (%s): histogram %v of %d values for %d responses, error %q", i, run.Target, err, n, run.Responses, run.Error)
 		}
 		if o := run.Open; o == nil || o.Rate != 2000 || o.SentRPS <= 0 || o.LagP99Ms <= 0 {
 			t.Errorf("run %d (%s): open loop %+v, want the 2000/s asked of both hosts together, what they sent and their send lag", i, run.Target, run.Open)

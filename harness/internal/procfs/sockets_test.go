@@ -1,19 +1,15 @@
 package procfs
 
 import (
-	"net"
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 )
 
 func TestListeningSocketOwner(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
+	ln, port := loopback.Listen(t)
 	inodes, err := ListeningInodes(port)
 	if err != nil || len(inodes) != 1 {
 		t.Fatalf("inodes listening on %d: %v, %v", port, inodes, err)
