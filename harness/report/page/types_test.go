@@ -26,6 +26,8 @@ var mirrored = map[string]reflect.Type{
 	"Matrix": reflect.TypeFor[session.Matrix](), "SweepPoint": reflect.TypeFor[session.SweepPoint](),
 	"Sweep": reflect.TypeFor[session.Sweep](), "ScalePoint": reflect.TypeFor[session.ScalePoint](),
 	"Scale": reflect.TypeFor[session.Scale](), "Raw": reflect.TypeFor[session.Raw](),
+	"Look": reflect.TypeFor[session.Look](), "Design": reflect.TypeFor[session.Design](),
+	"Stop": reflect.TypeFor[session.Stop](),
 }
 
 // pageOwn are the declarations of what the page makes itself, mirroring no session type.
