@@ -4,8 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/bindrace/bindrace/harness/db"
 	"github.com/valyala/fasthttp"
+
+	"github.com/bindrace/bindrace/harness/db"
 )
 
 // The database routes (harness/db.Routes) on the Go targets. Both servers run a handler on the

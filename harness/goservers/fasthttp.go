@@ -4,10 +4,11 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/bindrace/bindrace/harness/db"
-	"github.com/bindrace/bindrace/harness/scenario"
 	fastws "github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
+
+	"github.com/bindrace/bindrace/harness/db"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 type fastHandler func(ctx *fasthttp.RequestCtx, ps *params)

@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/gorilla/websocket"
 )
 
 // Header values shared by every response; net/http only reads them.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -237,14 +237,4 @@ func affinity(pid int) string {
 }
 
 // selfUsage is the harness's own CPU time and RSS: the load generator's during a window.
-func selfUsage() (targets.Usage, error) {
-	stat, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return targets.Usage{}, err
-	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return targets.Usage{}, err
-	}
-	return targets.ParseUsage(string(stat), string(status))
-}
+func selfUsage() (procfs.Usage, error) { return procfs.ReadUsage(procfs.Self) }

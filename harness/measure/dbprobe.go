@@ -6,8 +6,8 @@ import (
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/session"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // BottleneckFraction: a party using this share of its CPU allotment or more during the window
@@ -26,7 +26,7 @@ type DBWindow struct {
 type dbSample struct {
 	pg     db.Usage
 	pgErr  error
-	self   targets.Usage
+	self   procfs.Usage
 	selfOK bool
 }
 
@@ -191,7 +191,7 @@ func (ds *dbSampler) stop() session.DBSeries {
 	return ds.s
 }
 
-func usageOrZero(srv Server) targets.Usage {
+func usageOrZero(srv Server) procfs.Usage {
 	u, _ := srv.Usage()
 	return u
 }

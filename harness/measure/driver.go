@@ -6,7 +6,6 @@ import (
 
 	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/load"
-	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // driver drives one run's load against its server: harness/load here (or wrk, with loadgen
@@ -34,12 +33,11 @@ func newDriver(pl Plan, spec Spec, addr string, fl *fleet.Fleet, requests load.B
 		d.run = load.RunWrk
 	}
 	if fl != nil && len(fl.Clients) > 0 {
+		// The load a local run drives (its rate too), each host with its own workers unless
+		// the plan sets them.
 		d.fleet = fl
-		d.remote = fleet.Drive{URL: "http://" + addr, Scenario: spec.Scenario.Name,
-			Config: load.Config{Connections: spec.Connections, Pipelining: spec.Pipelining, Workers: pl.Workers, Timeout: 10 * time.Second}}
-		if spec.Scenario.WebSocket() {
-			d.remote.URL = "ws://" + addr + scenario.WSPath
-		}
+		d.remote = fleet.Drive{Config: d.cfg}
+		d.remote.Config.Workers = pl.Workers
 	}
 	return d
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -33,7 +34,7 @@ type Reading interface {
 
 // Usage is the server's CPU time and memory at a window's edges.
 type Usage struct {
-	Start, End targets.Usage
+	Start, End procfs.Usage
 	Wall       time.Duration // between the two reads
 }
 
@@ -45,7 +46,7 @@ type usageProbe struct{}
 
 type usageReading struct {
 	srv   Server
-	start targets.Usage
+	start procfs.Usage
 	at    time.Time
 	err   error
 }
@@ -155,17 +156,17 @@ type MachineTime struct {
 type machineProbe struct{}
 
 type machineReading struct {
-	start machine.CPUTimes
+	start procfs.CPUTimes
 	err   error
 }
 
 func (machineProbe) Open(Server, Spec) Reading {
-	t, err := machine.ReadCPUTimes("/proc/stat")
+	t, err := procfs.ReadCPUTimes("/proc/stat")
 	return &machineReading{start: t, err: err}
 }
 
 func (r *machineReading) Close(w *Window) error {
-	end, err := machine.ReadCPUTimes("/proc/stat")
+	end, err := procfs.ReadCPUTimes("/proc/stat")
 	if err = errors.Join(r.err, err); err != nil {
 		return fmt.Errorf("stolen time not read: %w", err)
 	}

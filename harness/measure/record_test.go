@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
+
 	"github.com/bindrace/bindrace/harness/internal/engine"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/profile"
@@ -19,7 +21,7 @@ import (
 func window(responses int64, d time.Duration, cpu, steal float64) Window {
 	return Window{Opened: true, Closed: true,
 		Load:    &load.Result{Responses: responses, Elapsed: d, RPS: float64(responses) / d.Seconds()},
-		Usage:   &Usage{Start: targets.Usage{CPUSeconds: 10, RSSBytes: 8 << 20}, End: targets.Usage{CPUSeconds: 10 + cpu}, Wall: d},
+		Usage:   &Usage{Start: procfs.Usage{CPUSeconds: 10, RSSBytes: 8 << 20}, End: procfs.Usage{CPUSeconds: 10 + cpu}, Wall: d},
 		Machine: &MachineTime{StealPct: steal}}
 }
 

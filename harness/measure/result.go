@@ -3,6 +3,8 @@ package measure
 import (
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
+
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -63,7 +65,7 @@ type Run struct {
 
 // Final is what is read of a server after its windows, under no load.
 type Final struct {
-	Usage    targets.Usage
+	Usage    procfs.Usage
 	UsageErr error
 	Info     targets.Info
 	InfoErr  error

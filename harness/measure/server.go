@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
+
 	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -15,7 +17,7 @@ import (
 // server host (fleet.Server): what a run and its probes read of it and how it ends.
 type Server interface {
 	Addr() string
-	Usage() (targets.Usage, error)
+	Usage() (procfs.Usage, error)
 	Info() (targets.Info, error)
 	Exited() <-chan struct{}
 	ExitError() error

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 )
 
 // ServeOptions say how Serve runs a target in the foreground.
@@ -12,8 +11,8 @@ type ServeOptions struct {
 	Port    int       // 0: a free port
 	Threads int       // event loops for binding, GOMAXPROCS for fasthttp/nethttp; 0: the default
 	Log     io.Writer // a spawned server's output
-	// Listening, if set, is called once the server listens: its port, pid and startup time.
-	Listening func(port, pid int, startup time.Duration)
+	// Ready, if set, gets the ready line (Ready) once the server listens.
+	Ready io.Writer
 }
 
 // Serve runs t's scenario server in the foreground until ctx is cancelled, then stops it
@@ -24,8 +23,9 @@ func Serve(ctx context.Context, t *Target, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Listening != nil {
-		o.Listening(s.Port, s.Pid, s.Startup)
+	if err := o.ready(newReady(t.Name, s.Port, s.Pid, s.Startup)); err != nil {
+		s.Stop()
+		return err
 	}
 	select {
 	case <-ctx.Done():
@@ -35,6 +35,14 @@ func Serve(ctx context.Context, t *Target, o ServeOptions) error {
 		s.Stop()
 		return err
 	}
+}
+
+// ready prints the ready line, if o asks for it.
+func (o ServeOptions) ready(r Ready) error {
+	if o.Ready == nil {
+		return nil
+	}
+	return r.write(o.Ready)
 }
 
 // TargetHelp lists the target names for a flag's help.

@@ -1,7 +1,6 @@
 // Package targets resolves target names to servers, starts a fresh server process per
 // measurement and stops it without leaving anything behind, samples its CPU and memory, verifies
-// that it serves every scenario correctly, and holds the in-process Go scenario servers
-// (fasthttp, nethttp) and the uws target's TypeScript server (uws/).
+// that it serves every scenario correctly, and holds the uws target's TypeScript server (uws/).
 package targets
 
 import (

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/bindrace/bindrace/harness/internal/wstest"
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/gorilla/websocket"
 )
 
 // wsTargets are the targets serving ws-echo today (the binding's WebSocket support comes later).

@@ -1,5 +1,6 @@
-// The shapes of summary.json, raw.json and manifest.json (harness/session). Every field may be
-// missing in a session that was cut short, so readers guard with `?? default`.
+// The shapes of summary.json, raw.json and manifest.json (harness/session), held to its Go types
+// by ../types_test.go (a field renamed or removed there fails it). Every field may be missing in
+// a session that was cut short, so readers guard with `?? default`.
 
 export interface DBRun {
   reset_ms: number;
