@@ -27,14 +27,26 @@ func TestShippedProfilesLoad(t *testing.T) {
 			t.Errorf("%s: no races", name)
 		}
 	}
-	// Every shipped profile can reach a verdict: enough pairs, an even count, for the interval
-	// level its checks share (stats.CheckLevel), and the family budget of 5%.
+	// Every shipped profile can reach a verdict within its budget, at the family budget of 5%:
+	// a fixed design has enough pairs, an even count, for the interval level its checks share
+	// (stats.CheckLevel); a sequential one can decide before its last look.
 	for _, name := range []string{"quick", "ci", "release-linux", "pgo-balanced-linux", "db"} {
 		p, _ := Load(name, shipped)
-		level := stats.CheckLevel(p.Confidence, p.FallibleChecks())
-		if need := stats.MinSamples(level); p.Pairs < need || p.Pairs%2 != 0 || p.Confidence != 0.95 {
-			t.Errorf("%s: %d pairs at %.4g%% per check (need %d, even), confidence %v", name, p.Pairs, level*100, need, p.Confidence)
+		d, err := p.Design()
+		if err != nil || p.Confidence != 0.95 {
+			t.Errorf("%s: %v, confidence %v", name, err, p.Confidence)
+			continue
 		}
+		level := stats.CheckLevel(p.Confidence, p.FallibleChecks())
+		if d.Kind == "fixed" && (p.Pairs < stats.MinSamples(level) || p.Pairs%2 != 0) {
+			t.Errorf("%s: %d pairs at %.4g%% per check (need %d, even)", name, p.Pairs, level*100, stats.MinSamples(level))
+		}
+		if d.Kind == "sequential" && stats.FirstDecisiveLook(d) >= d.MaxPairs {
+			t.Errorf("%s: first decisive look %d of at most %d pairs", name, stats.FirstDecisiveLook(d), d.MaxPairs)
+		}
+	}
+	if q, _ := Load("quick", shipped); q.Sequential == nil || q.Sequential.MaxTime.D() != 3*time.Minute {
+		t.Errorf("quick is not sequential within 3 minutes: %+v", q.Sequential)
 	}
 	q, _ := Load("quick", shipped)
 	if q.Scenario != "ping" || q.Pipelining != 10 || q.Connections != 100 || q.Warmup.D() != time.Second {
