@@ -30,8 +30,20 @@ type Report struct {
 	ServerCPUSeconds float64            `json:"server_cpu_s,omitempty"`
 	Events           map[string]float64 `json:"events_per_response,omitempty"`
 	Runs             []CachegrindRun    `json:"runs,omitempty"`
-	Caveat           string             `json:"caveat,omitempty"`
-	Notes            []string           `json:"notes,omitempty"`
+
+	// cachegrind: a total whose per-response slope is under the resolution is left out of
+	// per_response and totals and listed in under_resolution with that resolution, never shown
+	// as a (possibly negative) number.
+	Resolution      Resolution         `json:"resolution,omitempty"`
+	UnderResolution map[string]float64 `json:"under_resolution,omitempty"`
+	// cachegrind: estimated-cycles per response, a model, labelled in Labels.
+	Estimated map[string]float64 `json:"estimated_per_response,omitempty"`
+	Labels    map[string]string  `json:"labels,omitempty"`
+	Functions *Breakdown         `json:"functions,omitempty"`
+	Files     *Breakdown         `json:"files,omitempty"`
+
+	Caveat string   `json:"caveat,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 func (r *Report) fill(t Totals, responses int64, per map[string]float64) {
@@ -44,6 +56,30 @@ func (r *Report) fill(t Totals, responses int64, per map[string]float64) {
 		r.Unsupported = map[string]string{}
 	}
 	r.Notes = t.Notes
+}
+
+// fillCachegrind adds what only cachegrind mode has, and takes the totals under their
+// resolution out of per_response and totals.
+func (r *Report) fillCachegrind(res *CachegrindResult) {
+	r.N = res.N
+	r.fill(res.Totals, res.Responses, res.PerResponse)
+	r.Events = RoundMap(res.Events)
+	r.Runs = res.Runs
+	r.Caveat = UserSpaceCaveat
+	r.Resolution = RoundMap(res.Resolution)
+	r.Estimated = RoundMap(res.Estimated)
+	r.Labels = map[string]string{EstimatedCycles: EstimatedLabel + ": " + EstimatedFormula}
+	r.Functions, r.Files = res.Functions, res.Files
+	for k, v := range res.PerResponse {
+		if res.Resolution != nil && !res.Resolution.resolves(k, v) {
+			if r.UnderResolution == nil {
+				r.UnderResolution = map[string]float64{}
+			}
+			r.UnderResolution[k] = Round(res.Resolution[k])
+			delete(r.PerResponse, k)
+			delete(r.Totals, k)
+		}
+	}
 }
 
 // Options say what Measure counts: the flags of `bindrace counters`.
@@ -110,11 +146,7 @@ func Measure(ctx context.Context, t *targets.Target, sc scenario.Scenario, o Opt
 			return nil, err
 		}
 		out.Connections = c
-		out.N = res.N
-		out.fill(res.Totals, res.Responses, res.PerResponse)
-		out.Events = RoundMap(res.Events)
-		out.Runs = res.Runs
-		out.Caveat = UserSpaceCaveat
+		out.fillCachegrind(res)
 	default:
 		return nil, fmt.Errorf("unknown --mode %q: perf or cachegrind", o.Mode)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -59,6 +58,9 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.StartTimeout, "start-timeout", 0, "wait for the server's first valid response (default perf 30s; cachegrind 90s, node 180s)")
 	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind: pause between batches on one connection (repeatable counts); 0 = load generator in Count mode, closed loop (--connections honoured)")
 	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory")
+	show := tableSizes{}
+	fs.IntVar(&show.functions, "functions", 15, "cachegrind: print the top K functions by instructions per response (0: none; --json carries every one above the resolution)")
+	fs.IntVar(&show.files, "files", 10, "cachegrind: print the top K source files (where inlined helpers' instructions show; 0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout (progress goes to stderr)")
 	if code, done := parseCountersFlags(fs, args, stdout, stderr); done {
 		return code
@@ -103,14 +105,17 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := counters.Measure(ctx, t, sc, o)
 	if errors.Is(err, counters.ErrNoCounters) {
-		writeCountersReport(stdout, rep, *asJSON)
+		writeCountersReport(stdout, rep, *asJSON, show)
 	}
 	if err != nil {
 		return fail("%v", err)
 	}
-	writeCountersReport(stdout, rep, *asJSON)
+	writeCountersReport(stdout, rep, *asJSON, show)
 	return 0
 }
+
+// tableSizes is how many rows of each breakdown the text output prints.
+type tableSizes struct{ functions, files int }
 
 // parseCountersFlags parses the counters flags (and -h/--help, which prints the usage on
 // stdout); done with exit 0 after the help, 2 on a bad flag.
@@ -134,8 +139,8 @@ func parseCountersFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writ
 	return 0, false
 }
 
-// writeCountersReport prints what counters measured: the JSON object, or a table.
-func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
+// writeCountersReport prints what counters measured: the JSON object, or tables.
+func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool, show tableSizes) {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -156,20 +161,7 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "counter\ttotal\tper response\t")
-	keys := map[string]bool{}
-	for k := range r.PerResponse {
-		keys[k] = true
-	}
-	for _, k := range counters.Order(keys) {
-		total := "-"
-		if v, ok := r.Totals[k]; ok {
-			total = counters.FormatCount(v)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", k, total, counters.FormatCount(r.PerResponse[k]))
-	}
-	tw.Flush()
+	writeTotals(w, r)
 	if len(r.Unsupported) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "unsupported:")
@@ -184,6 +176,8 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	writeBreakdown(w, r.Functions, show.functions)
+	writeBreakdown(w, r.Files, show.files)
 	if r.Caveat != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.Caveat)
 	}
