@@ -54,6 +54,16 @@ type perfSession struct {
 // process is gone or no thread list can be read. Call it at Hooks.MeasureStart and Stop at
 // Hooks.MeasureEnd.
 func StartPerf(pid int) (PerfSession, error) {
+	s, err := startEvents(pid, perfEvents)
+	if err != nil {
+		return nil, err // not a nil *perfSession in a non-nil interface
+	}
+	return s, nil
+}
+
+// startEvents opens events on every thread of pid (inherited by threads created later) and
+// enables them; an event the kernel refuses is in Totals.Unsupported with the reason.
+func startEvents(pid int, events []perfEvent) (*perfSession, error) {
 	tids, err := threadIDs(pid)
 	if err != nil {
 		return nil, err
@@ -66,7 +76,7 @@ func StartPerf(pid int) (PerfSession, error) {
 				continue
 			}
 			gone := false
-			for _, ev := range perfEvents {
+			for _, ev := range events {
 				if _, bad := s.unsupported[ev.name]; bad {
 					continue
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
@@ -41,6 +42,10 @@ type Report struct {
 	Labels    map[string]string  `json:"labels,omitempty"`
 	Functions *Breakdown         `json:"functions,omitempty"`
 	Files     *Breakdown         `json:"files,omitempty"`
+	// perf --sample: where the window's CPU time went ("sample" in unsupported says why not).
+	Sample *SampleTable `json:"sample,omitempty"`
+	// syscalls: system calls per response under the paced client.
+	Syscalls *SyscallTable `json:"syscalls,omitempty"`
 
 	Caveat string   `json:"caveat,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
@@ -84,8 +89,8 @@ func (r *Report) fillCachegrind(res *CachegrindResult) {
 
 // Options say what Measure counts: the flags of `bindrace counters`.
 type Options struct {
-	Mode         string        // "perf" or "cachegrind"
-	N            int           // cachegrind: requests in the first run (the second sends 2N)
+	Mode         string        // "perf", "cachegrind" or "syscalls"
+	N            int           // cachegrind: requests in the first run (the second sends 2N); syscalls: requests counted
 	Duration     time.Duration // perf: measured window
 	Warmup       time.Duration // perf: warm-up before the window (counters off)
 	Connections  int           // 0: perf 100, cachegrind 1
@@ -93,12 +98,16 @@ type Options struct {
 	Workers      int // perf: load generator goroutines
 	Threads      int // server threads, 0 = the target's default
 	CPUsServer   string
-	CPUsClient   string        // recorded: the caller pins the load generator (this process)
+	CPUsClient   string        // recorded: the caller pins the load generator (this process); the sampler runs there too
 	StartTimeout time.Duration // 0: the mode's default
-	Gap          time.Duration // cachegrind: pause between batches; <= 0: Count mode, closed loop
-	Keep         string        // cachegrind: keep the cg.<pid> out files in this directory
+	Gap          time.Duration // cachegrind, syscalls: pause between batches; cachegrind <= 0: Count mode, closed loop
+	Keep         string        // cachegrind: keep the cg.<pid> out files here; perf --sample: the perf.data
+	Sample       bool          // perf: also sample where the window's CPU time goes (perf record)
 	Log          io.Writer     // progress
 }
+
+// Modes are the values of Options.Mode.
+var Modes = []string{"perf", "cachegrind", "syscalls"}
 
 // ErrNoCounters is Measure's error when perf mode could read no counter on this host; the
 // Report still says why for each.
@@ -109,46 +118,102 @@ func Measure(ctx context.Context, t *targets.Target, sc scenario.Scenario, o Opt
 	out := &Report{Target: t.Name, Scenario: sc.Name, Mode: o.Mode, Pipelining: o.Pipelining, CPUsServer: o.CPUsServer, CPUsClient: o.CPUsClient}
 	switch o.Mode {
 	case "perf":
-		fmt.Fprintf(o.Log, "counters: %s %s: perf mode, %s warm-up, %s window\n", t.Name, sc.Name, o.Warmup, o.Duration)
-		res, err := Perf(ctx, t, sc, PerfOptions{
-			Connections: o.Connections, Pipelining: o.Pipelining, Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration,
-			CPUs: o.CPUsServer, Threads: o.Threads, StartTimeout: o.StartTimeout, Log: o.Log,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %v", t.Name, sc.Name, err)
-		}
-		out.Connections = o.Connections
-		if out.Connections == 0 {
-			out.Connections = 100
-		}
-		out.fill(res.Totals, res.Responses, res.PerResponse)
-		out.ServerCPUSeconds = Round(res.ServerCPUSeconds)
-		out.Threads = res.Totals.Threads
-		if len(res.Totals.Values) == 0 {
-			return out, ErrNoCounters
-		}
+		return out, measurePerf(ctx, t, sc, o, out)
 	case "cachegrind":
-		c := o.Connections
-		if c == 0 {
-			c = 1
-		}
-		g := o.Gap
-		if g <= 0 {
-			g = -1 // load.Run, Count mode
-		} else if c != 1 {
-			return nil, fmt.Errorf("--connections %d needs --gap 0: the paced cachegrind client uses one connection", c)
-		}
-		res, err := Cachegrind(ctx, t, sc, o.N, CachegrindOptions{
-			Connections: c, Pipelining: o.Pipelining, CPUs: o.CPUsServer, Threads: o.Threads,
-			StartTimeout: o.StartTimeout, Dir: o.Keep, Log: o.Log, Gap: g,
-		})
-		if err != nil {
-			return nil, err
-		}
-		out.Connections = c
-		out.fillCachegrind(res)
-	default:
-		return nil, fmt.Errorf("unknown --mode %q: perf or cachegrind", o.Mode)
+		return out, measureCachegrind(ctx, t, sc, o, out)
+	case "syscalls":
+		return out, measureSyscalls(ctx, t, sc, o, out)
 	}
-	return out, nil
+	return nil, fmt.Errorf("unknown --mode %q: %s", o.Mode, strings.Join(Modes, ", "))
+}
+
+// measurePerf fills out with perf mode's counters (and the sample table when asked).
+func measurePerf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o Options, out *Report) error {
+	fmt.Fprintf(o.Log, "counters: %s %s: perf mode, %s warm-up, %s window\n", t.Name, sc.Name, o.Warmup, o.Duration)
+	po := PerfOptions{
+		Connections: o.Connections, Pipelining: o.Pipelining, Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration,
+		CPUs: o.CPUsServer, Threads: o.Threads, StartTimeout: o.StartTimeout, Log: o.Log,
+	}
+	if o.Sample {
+		po.Sample = &SamplerOptions{CPUs: o.CPUsClient, Dir: o.Keep}
+	}
+	res, err := Perf(ctx, t, sc, po)
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", t.Name, sc.Name, err)
+	}
+	out.Connections = o.Connections
+	if out.Connections == 0 {
+		out.Connections = 100
+	}
+	out.fill(res.Totals, res.Responses, res.PerResponse)
+	out.ServerCPUSeconds = Round(res.ServerCPUSeconds)
+	out.Threads = res.Totals.Threads
+	out.Sample = res.Sample
+	if res.SampleError != "" {
+		out.Unsupported["sample"] = res.SampleError
+	}
+	if len(res.Totals.Values) == 0 {
+		return ErrNoCounters
+	}
+	return nil
+}
+
+// measureCachegrind fills out with cachegrind mode's counts and breakdowns.
+func measureCachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, o Options, out *Report) error {
+	c := o.Connections
+	if c == 0 {
+		c = 1
+	}
+	g := o.Gap
+	if g <= 0 {
+		g = -1 // load.Run, Count mode
+	} else if c != 1 {
+		return fmt.Errorf("--connections %d needs --gap 0: the paced cachegrind client uses one connection", c)
+	}
+	res, err := Cachegrind(ctx, t, sc, o.N, CachegrindOptions{
+		Connections: c, Pipelining: o.Pipelining, CPUs: o.CPUsServer, Threads: o.Threads,
+		StartTimeout: o.StartTimeout, Dir: o.Keep, Log: o.Log, Gap: g,
+	})
+	if err != nil {
+		return err
+	}
+	out.Connections = c
+	out.fillCachegrind(res)
+	return nil
+}
+
+// measureSyscalls fills out with the paced system-call counts.
+func measureSyscalls(ctx context.Context, t *targets.Target, sc scenario.Scenario, o Options, out *Report) error {
+	if o.Connections > 1 {
+		return fmt.Errorf("--connections %d: the paced client of syscalls mode uses one connection", o.Connections)
+	}
+	res, err := PacedSyscalls(ctx, t, sc, PacedSyscallOptions{
+		N: o.N, Pipelining: o.Pipelining, Gap: o.Gap, CPUs: o.CPUsServer, Threads: o.Threads,
+		StartTimeout: o.StartTimeout, Log: o.Log,
+	})
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", t.Name, sc.Name, err)
+	}
+	out.Connections, out.N = 1, res.N
+	tab := res.Table
+	per := map[string]float64{}
+	if tab.Unsupported == "" {
+		per[Syscalls], per[ContextSwitches] = tab.PerResponse, tab.ContextSwitches
+	}
+	out.fill(res.Totals, tab.Responses, per)
+	out.Totals = map[string]float64{}
+	for _, k := range []string{Syscalls, ContextSwitches} {
+		if v, ok := res.Totals.Values[k]; ok {
+			out.Totals[k] = v
+		}
+	}
+	out.Unsupported = map[string]string{}
+	if tab.Unsupported != "" {
+		out.Unsupported[Syscalls] = tab.Unsupported
+	}
+	if why, ok := res.Totals.Unsupported[ContextSwitches]; ok {
+		out.Unsupported[ContextSwitches] = why
+	}
+	out.Syscalls = tab
+	return nil
 }

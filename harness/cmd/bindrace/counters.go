@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,19 +19,30 @@ import (
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
-const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind] [flags]
+const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind|syscalls] [flags]
 
-Per-response counters of one target serving one scenario.
+Per-response counters of one target serving one scenario (docs/counters.md explains every
+table).
 
   perf        perf_event counters (hardware: cycles, instructions, branches, branch-misses,
               cache-references, cache-misses, IPC; software: task-clock, context switches, page
               faults) on every thread of a fresh server, enabled only during the measurement window
               after warm-up, divided by the responses counted in that window. A counter the host
               cannot give (no PMU in most VMs, perf_event_paranoid too high) is listed as
-              unsupported with the reason, never as zero.
+              unsupported with the reason, never as zero. --sample also samples the server's
+              threads with perf record -e cpu-clock -g over the window (no PMU needed; perf runs
+              on the client's CPUs): nanoseconds per response by function, user and kernel, by
+              system call.
   cachegrind  the server under setarch -R valgrind --tool=cachegrind, driven with exactly N
               requests in one fresh run and 2N in another; (count(2N) - count(N)) / N cancels
               start-up and shutdown. Deterministic (instructions repeat to ~0.1%); user-space only.
+              Per function and per source file, each row's own slope; a figure under the method's
+              resolution is grouped, never shown as a number; estimated-cycles is a model over the
+              simulated caches, estimated (simulated), not a count.
+  syscalls    the server's system calls per response (tracepoints: no PMU needed), in total and
+              by call, with context switches and bytes per send and recv, over N requests of the
+              paced client cachegrind mode uses (one connection, --gap between batches), where
+              the count is fixed by the protocol.
 
 Exit status: 0 ok, 2 error.
 
@@ -45,8 +57,8 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	target := fs.String("target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
 	scen := fs.String("scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", "))
 	o := counters.Options{Log: stderr}
-	fs.StringVar(&o.Mode, "mode", "perf", "perf or cachegrind")
-	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N)")
+	fs.StringVar(&o.Mode, "mode", "perf", strings.Join(counters.Modes, ", "))
+	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N); syscalls: requests counted")
 	fs.DurationVar(&o.Duration, "duration", 5*time.Second, "perf: measured window")
 	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "perf: warm-up before the window (counters off)")
 	fs.IntVar(&o.Connections, "connections", 0, "connections (default: perf 100, cachegrind 1)")
@@ -56,10 +68,11 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	cpusServer := fs.String("cpus-server", "auto", `server CPUs (taskset list); "auto": the harness's default split (on 2 CPUs 1, on more the upper half); "none": not pinned`)
 	cpusClient := fs.String("cpus-client", "auto", `load generator CPUs; "auto": the other CPUs of the default split; "none": not pinned`)
 	fs.DurationVar(&o.StartTimeout, "start-timeout", 0, "wait for the server's first valid response (default perf 30s; cachegrind 90s, node 180s)")
-	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind: pause between batches on one connection (repeatable counts); 0 = load generator in Count mode, closed loop (--connections honoured)")
-	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory")
+	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind, syscalls: pause between batches on one connection (repeatable counts); cachegrind 0 = load generator in Count mode, closed loop (--connections honoured)")
+	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory; perf --sample: keep the perf.data there")
+	fs.BoolVar(&o.Sample, "sample", false, "perf: also sample the server's threads over the window (perf record -e cpu-clock -g, on the client's CPUs): ns per response by function, user/kernel, by system call")
 	show := tableSizes{}
-	fs.IntVar(&show.functions, "functions", 15, "cachegrind: print the top K functions by instructions per response (0: none; --json carries every one above the resolution)")
+	fs.IntVar(&show.functions, "functions", 15, "cachegrind, perf --sample: print the top K functions (0: none; --json carries every one above the resolution or the floor)")
 	fs.IntVar(&show.files, "files", 10, "cachegrind: print the top K source files (where inlined helpers' instructions show; 0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout (progress goes to stderr)")
 	if code, done := parseCountersFlags(fs, args, stdout, stderr); done {
@@ -75,14 +88,17 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	if *target == "" {
 		return fail("--target is required (known: %s, cmd:<command with {port}>)", strings.Join(targets.Names(), ", "))
 	}
-	if o.Mode != "perf" && o.Mode != "cachegrind" {
-		return fail("unknown --mode %q: perf or cachegrind", o.Mode)
+	if !slices.Contains(counters.Modes, o.Mode) {
+		return fail("unknown --mode %q: %s", o.Mode, strings.Join(counters.Modes, ", "))
+	}
+	if o.Sample && o.Mode != "perf" {
+		return fail("--sample needs --mode perf (it samples a server under live load)")
 	}
 	sc, err := scenario.ByName(*scen)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if o.Mode == "cachegrind" && o.N <= 0 {
+	if o.Mode != "perf" && o.N <= 0 {
 		return fail("--n must be > 0")
 	}
 	if o.Pipelining <= 0 || o.Connections < 0 || o.Workers <= 0 {
@@ -148,8 +164,11 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool, show tabl
 		return
 	}
 	fmt.Fprintf(w, "%s, scenario %s, mode %s", r.Target, r.Scenario, r.Mode)
-	if r.Mode == "cachegrind" {
+	switch r.Mode {
+	case "cachegrind":
 		fmt.Fprintf(w, ", N=%d (runs of N and 2N requests)", r.N)
+	case "syscalls":
+		fmt.Fprintf(w, ", N=%d requests counted, paced", r.N)
 	}
 	fmt.Fprintf(w, ", %d connections × pipelining %d\n", r.Connections, r.Pipelining)
 	fmt.Fprintf(w, "responses %d, window %.3f s", r.Responses, r.WindowS)
@@ -178,6 +197,8 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool, show tabl
 	}
 	writeBreakdown(w, r.Functions, show.functions)
 	writeBreakdown(w, r.Files, show.files)
+	writeSyscalls(w, r.Syscalls)
+	writeSample(w, r.Sample, show.functions)
 	if r.Caveat != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.Caveat)
 	}

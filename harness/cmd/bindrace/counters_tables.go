@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/bindrace/bindrace/harness/counters"
 )
@@ -108,4 +109,69 @@ func cut(name string) string {
 		return name
 	}
 	return string(r[:maxNameWidth-1]) + "…"
+}
+
+// writeSyscalls prints syscalls mode's table.
+func writeSyscalls(w io.Writer, t *counters.SyscallTable) {
+	if t == nil {
+		return
+	}
+	if t.Unsupported != "" {
+		fmt.Fprintf(w, "\nsystem calls: not counted: %s\n", t.Unsupported)
+		return
+	}
+	fmt.Fprintf(w, "\nsystem calls per response: %s (context switches %s); sends %s, recvs %s",
+		counters.FormatCount(t.PerResponse), counters.FormatCount(t.ContextSwitches),
+		counters.FormatCount(t.SendsPerResponse), counters.FormatCount(t.RecvsPerResponse))
+	if t.BytesPerSend > 0 || t.BytesPerRecv > 0 {
+		fmt.Fprintf(w, "; bytes per send %s, per recv %s", counters.FormatCount(t.BytesPerSend), counters.FormatCount(t.BytesPerRecv))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "per response\tshare\tsystem call")
+	for _, r := range t.BySyscall {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%s\n", counters.FormatCount(r.PerResponse), r.SharePct, r.Name)
+	}
+	tw.Flush()
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// writeSample prints perf --sample's tables: the top k functions by self time, the system
+// calls and the activities.
+func writeSample(w io.Writer, t *counters.SampleTable, k int) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nsampled CPU time (perf record -e cpu-clock -g, every %s of CPU, %.3f s window, %d samples on %d threads): %s ns per response, user %s, kernel %s (%.1f%%)\n",
+		time.Duration(t.PeriodNs), t.WindowS, t.Samples, t.Threads, counters.FormatCount(t.NsPerResponse),
+		counters.FormatCount(t.UserNs), counters.FormatCount(t.KernelNs), t.KernelPct)
+	rows := t.Functions
+	if k > 0 && k < len(rows) {
+		rows = rows[:k]
+	}
+	writeSampleRows(w, "function (self time)", rows, true)
+	fmt.Fprintf(w, "(%d more functions above %.1f%% of the samples; %d under it, together %s ns)\n",
+		len(t.Functions)-len(rows), counters.SampleFloorPct, t.Rest.Rows, counters.FormatCount(t.Rest.NsPerResponse))
+	writeSampleRows(w, "system call (kernel time inside it)", t.Syscalls, false)
+	writeSampleRows(w, "activity (first frame of the stack that names one)", t.Activities, false)
+}
+
+func writeSampleRows(w io.Writer, what string, rows []counters.SampleRow, space bool) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "ns/response\tshare\t"
+	if space {
+		head += "space\t"
+	}
+	fmt.Fprintln(tw, head+what)
+	for _, r := range rows {
+		line := fmt.Sprintf("%s\t%.1f%%\t", counters.FormatCount(r.NsPerResponse), r.SharePct)
+		if space {
+			line += map[bool]string{true: "kernel", false: "user"}[r.Kernel] + "\t"
+		}
+		fmt.Fprintln(tw, line+cut(r.Name))
+	}
+	tw.Flush()
 }
