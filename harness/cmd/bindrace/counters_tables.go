@@ -36,11 +36,11 @@ func writeTotals(w io.Writer, r *counters.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", k, total, counters.FormatCount(r.PerResponse[k]))
 	}
 	for k, v := range r.Estimated {
-		fmt.Fprintf(tw, "%s, %s\t-\t%s\t\n", k, counters.EstimatedLabel, counters.FormatCount(v))
+		fmt.Fprintf(tw, "%s*\t-\t%s\t\n", k, counters.FormatCount(v))
 	}
 	tw.Flush()
-	for k, l := range r.Labels {
-		fmt.Fprintf(w, "%s: %s\n", k, l)
+	for k := range r.Estimated {
+		fmt.Fprintf(w, "* %s: %s, %s\n", k, counters.EstimatedLabel, counters.EstimatedFormula)
 	}
 }
 
