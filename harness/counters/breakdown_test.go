@@ -7,7 +7,7 @@ import (
 )
 
 // fixtureResult is what Cachegrind makes of two runs, from two out files of fixtureCalls and
-// twice as many calls (one call standing for one response).
+// twice as many calls (one call standing for one response) whose load phases took 2 and 3 s.
 func fixtureResult(t *testing.T, fileN, file2N string) *CachegrindResult {
 	t.Helper()
 	res := &CachegrindResult{Target: "prog", Scenario: "calls", N: fixtureCalls}
@@ -17,7 +17,7 @@ func fixtureResult(t *testing.T, fileN, file2N string) *CachegrindResult {
 			t.Fatal(err)
 		}
 		calls := int64(fixtureCalls * (i + 1))
-		res.Runs = append(res.Runs, CachegrindRun{Requests: calls, Responses: calls, Events: p.Totals, profile: p})
+		res.Runs = append(res.Runs, CachegrindRun{Requests: calls, Responses: calls, Events: p.Totals, profile: p, ElapsedS: float64(2 + i)})
 	}
 	if err := res.difference(); err != nil {
 		t.Fatal(err)
@@ -72,19 +72,19 @@ func TestBreakdownViews(t *testing.T) {
 	}
 }
 
-// TestBreakdownResolution: at the default resolution (N = 1000: 20 instructions per response for
-// one row) the 8-instruction loop goes into the group under the resolution, counted, and the
-// estimated cycles follow the model.
+// TestBreakdownResolution: at the resolution of 5 s of runs for 1000 responses (27 instructions
+// per response for one row, 120 for a sum) the 8-instruction loop goes into the group under the
+// resolution, counted, and the estimated cycles follow the model.
 func TestBreakdownResolution(t *testing.T) {
 	res := fixtureResult(t, fixtureN, fixture2N)
-	if r := res.Functions.Resolution[Instructions]; r != 20 {
-		t.Errorf("row resolution %v, want 20000/1000", r)
+	if r := res.Functions.Resolution[Instructions]; r != 5400*5/1000.0 {
+		t.Errorf("row resolution %v, want 5400/s × 5 s / 1000", r)
 	}
 	if len(res.Functions.Rows) != 1 || res.Functions.Under.Rows != 1 {
 		t.Fatalf("rows %+v, under %+v", res.Functions.Rows, res.Functions.Under)
 	}
 	if _, ok := res.Functions.Under.PerResponse[Instructions]; ok {
-		t.Errorf("the group's 8 instructions are under the resolution of a sum (60), shown as %v", res.Functions.Under.PerResponse)
+		t.Errorf("the group's 8 instructions are under the resolution of a sum (120), shown as %v", res.Functions.Under.PerResponse)
 	}
 	// Per call: Ir 354, Dr 2, Dw 2, no misses: 358 L1 hits, estimated 358 cycles.
 	if got := res.Estimated[EstimatedCycles]; got != 358 {
@@ -114,12 +114,15 @@ func TestBreakdownNeverShowsNoise(t *testing.T) {
 		{Name: "timer", Values: map[string]float64{Instructions: 25, D1Misses: 0.3}},
 		{Name: "tiny", Values: map[string]float64{Instructions: 0.5}},
 	}
-	row, total := Resolutions(slopes, 20000)
+	row, total := Resolutions(slopes, 20000, 10, false)
 	if row[Instructions] != 30 || row[D1Misses] != 0.4 {
-		t.Errorf("resolution %v: want the worst negative slope (30, 0.4) above the budget", row)
+		t.Errorf("resolution %v: want the worst negative slope (30, 0.4) above the noise rate's", row)
 	}
-	if row[LLMisses] != 60.0/20000 || total[Instructions] != 30 {
-		t.Errorf("ll-misses row resolution %v (budget 60/N), instructions total %v", row[LLMisses], total[Instructions])
+	if row[LLMisses] != 62*10/20000.0 || total[Instructions] != 30 {
+		t.Errorf("ll-misses row resolution %v (62/s × 10 s / N), instructions total %v", row[LLMisses], total[Instructions])
+	}
+	if node, _ := Resolutions(slopes, 20000, 10, true); node[Instructions] != 220000*10/20000.0 {
+		t.Errorf("node's instructions resolution %v, want its own rate's 110", node[Instructions])
 	}
 	b := NewBreakdown(ByFunction, slopes, row, total)
 	if len(b.Rows) != 1 || b.Rows[0].Name != "hot" || b.Under.Rows != 3 {

@@ -174,12 +174,13 @@ func (res *CachegrindResult) difference() error {
 // breakdowns fills the function and file views and the totals' resolution, and says so when
 // the totals or the tables fall under it or lack symbols.
 func (res *CachegrindResult) breakdowns(a, b *CachegrindProfile) {
+	seconds, node := res.Runs[0].ElapsedS+res.Runs[1].ElapsedS, isNode(b.Cmd)
 	fnSlopes := Slopes(a, b, res.Responses, ByFunction)
-	rowRes, totalRes := Resolutions(fnSlopes, res.N)
+	rowRes, totalRes := Resolutions(fnSlopes, res.N, seconds, node)
 	res.Resolution = totalRes
 	res.Functions = NewBreakdown(ByFunction, fnSlopes, rowRes, totalRes)
 	flSlopes := Slopes(a, b, res.Responses, ByFile)
-	flRowRes, _ := Resolutions(flSlopes, res.N)
+	flRowRes, _ := Resolutions(flSlopes, res.N, seconds, node)
 	res.Files = NewBreakdown(ByFile, flSlopes, flRowRes, totalRes)
 
 	if note := strippedNote(b.Cmd); note != "" {
@@ -195,7 +196,7 @@ func (res *CachegrindResult) breakdowns(a, b *CachegrindProfile) {
 		}
 	}
 	if len(under) > 0 {
-		res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("%s: under the resolution, what %d more requests add cannot be told from the two runs' one-off work (a larger --n lowers the resolution)", strings.Join(under, ", "), res.N))
+		res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("%s: under the resolution, what %d more requests add cannot be told from the time-driven work that differs between the two runs (docs/counters.md)", strings.Join(under, ", "), res.N))
 	}
 }
 

@@ -7,49 +7,72 @@ import (
 // Resolution is, per counter, the smallest per-response slope a cachegrind measurement tells
 // from its own noise. A slope under it (negative ones included) is not shown as a number.
 //
-// Why there is noise at all: the N and 2N runs are two processes, and a process's one-off work
-// (the Go heap growing, a GC cycle, V8 compiling a hot function on its background thread, a
-// timer firing) lands in one of them and not the other, at a time that depends on how long the
-// valgrind'ed run took. Such work is a fixed number of events per run, so its share of a slope
-// shrinks as 1/N. The resolution of a slope at N is therefore the larger of
+// Why there is noise at all: the N and 2N runs are two processes, and work that is driven by
+// time rather than by requests (the Go runtime's sysmon, scavenger and timers, a GC cycle, the
+// heap growing; V8 compiling a hot function or collecting on its own schedule; the core's Date
+// cache, once a second) lands in each run in amounts that differ from run to run. Repeated
+// measurements show that difference growing with how long the runs took, about linearly
+// (docs/counters.md, "The resolution of a slope"), so the resolution of a slope is the larger of
 //
-//  1. a budget of events per run, measured: the largest difference between the same function's
-//     (or the total's) slope in repeated measurements of one build, on binding, binding-static
-//     and uws, times N (jitterBudget, docs/counters.md "The resolution of a slope"); and
+//  1. a noise rate, measured, in events per second of the two runs' load phases, times those
+//     seconds, divided by N (jitterRates: the largest difference between repeated measurements
+//     of the same build, per row and for the total, on binding, binding-static and uws at
+//     pipelining 10 and 1). Under the paced client the runs' length grows with N, so a larger N
+//     does not lower it: repetition does (the gate takes a median of three);
 //  2. what the measurement itself shows: no function truly costs a negative amount per
 //     response, so the most negative row slope is noise of that size, and a row within it of
-//     zero cannot be told from none (selfNoise). This is what covers a noisier server than the
-//     budget was measured on (node's JIT).
+//     zero cannot be told from none (selfNoise). This covers a noisier server than the rates
+//     were measured on;
+//  3. one event in N responses.
 type Resolution map[string]float64
 
-// jitterBudget is, per counter, the events per run that one-off work moved between the N and
-// 2N runs of repeated measurements: for one row (a function or file), and for the total over all
-// rows. Measured at N = 20,000 with the paced client, pipelining 10 and 1 (docs/counters.md).
-var jitterBudget = map[string]struct{ row, total float64 }{
-	Instructions:      {row: 20000, total: 60000},
-	Branches:          {row: 4000, total: 13000},
-	BranchMispredicts: {row: 3500, total: 1500},
-	I1Misses:          {row: 100, total: 500},
-	D1Misses:          {row: 100, total: 500},
-	LLMisses:          {row: 60, total: 120},
-	LLIMisses:         {row: 60, total: 120},
-	LLDMisses:         {row: 60, total: 120},
-	DataReads:         {row: 6000, total: 20000},
-	DataWrites:        {row: 3000, total: 10000},
-	EstimatedCycles:   {row: 25000, total: 80000},
+// noiseRate is a counter's run-to-run noise in events per second of the runs: for one row (a
+// function or a file), and for the total over all rows.
+type noiseRate struct{ row, total float64 }
+
+// jitterRates are the measured noise rates (docs/counters.md): for node, whose V8 compiles and
+// collects on its own threads and schedule, and for every other server.
+var jitterRates = map[bool]map[string]noiseRate{
+	false: {
+		Instructions:      {row: 5400, total: 24000},
+		Branches:          {row: 1500, total: 4400},
+		BranchMispredicts: {row: 480, total: 800},
+		I1Misses:          {row: 15, total: 64},
+		D1Misses:          {row: 60, total: 140},
+		LLMisses:          {row: 62, total: 56},
+		LLIMisses:         {row: 62, total: 56},
+		LLDMisses:         {row: 62, total: 56},
+		DataReads:         {row: 1500, total: 7300},
+		DataWrites:        {row: 480, total: 3300},
+		EstimatedCycles:   {row: 8500, total: 33000},
+	},
+	true: {
+		Instructions:      {row: 220000, total: 330000},
+		Branches:          {row: 26000, total: 44000},
+		BranchMispredicts: {row: 6600, total: 6800},
+		I1Misses:          {row: 60, total: 590},
+		D1Misses:          {row: 640, total: 3100},
+		LLMisses:          {row: 41, total: 41},
+		LLIMisses:         {row: 41, total: 41},
+		LLDMisses:         {row: 41, total: 41},
+		DataReads:         {row: 7800, total: 52000},
+		DataWrites:        {row: 6500, total: 27000},
+		EstimatedCycles:   {row: 220000, total: 370000},
+	},
 }
 
 // quantum is the smallest slope there is: one event in N responses.
 func quantum(n int) float64 { return 1 / float64(max(n, 1)) }
 
-// Resolutions gives the resolution of a row's slope and of the total's at n, from the slopes of
-// every row of the measurement (one view's rows: every cost line is in exactly one).
-func Resolutions(slopes []Slope, n int) (row, total Resolution) {
+// Resolutions gives the resolution of a row's slope and of the total's, for a measurement of n
+// responses whose two runs' load phases took seconds together, from the slopes of every row of
+// one view (every cost line is in exactly one row). node picks node's noise rates.
+func Resolutions(slopes []Slope, n int, seconds float64, node bool) (row, total Resolution) {
 	row, total = Resolution{}, Resolution{}
-	for k, budget := range jitterBudget {
+	for k, rate := range jitterRates[node] {
 		self := selfNoise(slopes, k)
-		row[k] = math.Max(quantum(n), math.Max(budget.row/float64(n), self))
-		total[k] = math.Max(row[k], budget.total/float64(n))
+		row[k] = math.Max(quantum(n), math.Max(rate.row*seconds/float64(n), self))
+		total[k] = math.Max(row[k], rate.total*seconds/float64(n))
 	}
 	return row, total
 }

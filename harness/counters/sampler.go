@@ -206,7 +206,19 @@ func (s *Sampler) Finish() (*SampleProfile, error) {
 	if err := s.stop(); err != nil {
 		return nil, err
 	}
-	script := exec.Command(s.perf, "script", "-i", s.file, "-F", "tid,period,ip,sym,dso")
+	p, err := FoldPerfData(s.perf, s.file, unknownLabel(s.exe))
+	if err != nil {
+		return nil, fmt.Errorf("sampler: %w", err)
+	}
+	p.Window = s.window
+	p.Period = s.o.Period
+	return p, nil
+}
+
+// FoldPerfData folds a perf.data of call-graph samples (perf record -g) with perf script; a
+// user frame without a symbol is named noSymbolName.
+func FoldPerfData(perf, file, noSymbolName string) (*SampleProfile, error) {
+	script := exec.Command(perf, "script", "-i", file, "-F", "tid,period,ip,sym,dso")
 	var errb bytes.Buffer
 	script.Stderr = &errb
 	out, err := script.StdoutPipe()
@@ -214,17 +226,16 @@ func (s *Sampler) Finish() (*SampleProfile, error) {
 		return nil, err
 	}
 	if err := script.Start(); err != nil {
-		return nil, fmt.Errorf("sampler: perf script: %w", err)
+		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	p, foldErr := FoldScript(out, unknownLabel(s.exe))
+	p, foldErr := FoldScript(out, noSymbolName)
+	io.Copy(io.Discard, out) // let perf finish writing if the fold stopped early
 	if err := script.Wait(); err != nil {
-		return nil, fmt.Errorf("sampler: perf script -i %s: %v: %s", s.file, err, strings.TrimSpace(errb.String()))
+		return nil, fmt.Errorf("perf script -i %s: %v: %s", file, err, strings.TrimSpace(errb.String()))
 	}
 	if foldErr != nil {
-		return nil, fmt.Errorf("sampler: %s: %w", s.file, foldErr)
+		return nil, fmt.Errorf("%s: %w", file, foldErr)
 	}
-	p.Window = s.window
-	p.Period = s.o.Period
 	return p, nil
 }
 

@@ -144,8 +144,12 @@ func writeSample(w io.Writer, t *counters.SampleTable, k int) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nsampled CPU time (perf record -e cpu-clock -g, every %s of CPU, %.3f s window, %d samples on %d threads): %s ns per response, user %s, kernel %s (%.1f%%)\n",
-		time.Duration(t.PeriodNs), t.WindowS, t.Samples, t.Threads, counters.FormatCount(t.NsPerResponse),
+	how := "perf record -e cpu-clock -g"
+	if t.PeriodNs > 0 {
+		how += fmt.Sprintf(", a sample every %s of a thread's CPU time, %.3f s window", time.Duration(t.PeriodNs), t.WindowS)
+	}
+	fmt.Fprintf(w, "\nsampled CPU time (%s; %d samples on %d threads): %s ns per response, user %s, kernel %s (%.1f%%)\n",
+		how, t.Samples, t.Threads, counters.FormatCount(t.NsPerResponse),
 		counters.FormatCount(t.UserNs), counters.FormatCount(t.KernelNs), t.KernelPct)
 	rows := t.Functions
 	if k > 0 && k < len(rows) {
