@@ -31,8 +31,10 @@ type SampledFunction struct {
 	Ns     float64
 }
 
-// Kernel rows that are not one system call.
+// Kernel rows that are not one system call, and the row of samples perf took no call chain of
+// (counted in user space: where they were is not known).
 const (
+	NoCallChain   = "[no call chain]"
 	SyscallPath   = "(system call entry and exit)"
 	KernelOutside = "(kernel, outside system calls: interrupts, softirqs, faults)"
 )
@@ -42,22 +44,26 @@ const (
 var syscallFrame = regexp.MustCompile(`^(?:__x64_sys_|__ia32_sys_|__do_sys_|__se_sys_|ksys_|_{2,4}sys_)([a-z0-9_]+)$`)
 
 // FoldScript reads `perf script -F tid,period,ip,sym,dso` of call-graph samples (a header line
-// "tid period", then one frame per line, leaf first, a blank line between samples) and folds
+// "tid period", then one tab-indented frame per line, leaf first, a blank line between samples) and folds
 // them. A user frame without a symbol is named noSymbolName (JITCode for node). A sample
-// without a period or frames is an error: a truncated or foreign script.
+// without a period is an error (a truncated or foreign script), and so are samples none of which
+// has a call chain.
 func FoldScript(r io.Reader, noSymbolName string) (*SampleProfile, error) {
 	p := &SampleProfile{Functions: map[string]*SampledFunction{}, Syscalls: map[string]float64{}, Activities: map[string]float64{}}
 	threads := map[string]bool{}
 	var period float64
 	var frames []frame
 	inSample := false
+	frameless := int64(0)
 	flush := func() error {
 		if !inSample {
 			return nil
 		}
 		inSample = false
 		if len(frames) == 0 {
-			return fmt.Errorf("sample %d has no frames (not recorded with -g?)", p.Samples+1)
+			// perf could not take this sample's call chain; it stays a sample
+			frames = append(frames, frame{sym: NoCallChain})
+			frameless++
 		}
 		p.add(frames, period, noSymbolName)
 		frames = frames[:0]
@@ -74,7 +80,7 @@ func FoldScript(r io.Reader, noSymbolName string) (*SampleProfile, error) {
 			if err := flush(); err != nil {
 				return nil, err
 			}
-		case text[0] == '\t' || text[0] == ' ':
+		case text[0] == '\t': // a frame; a header may start with spaces (perf right-aligns the tid)
 			if !inSample {
 				return nil, fmt.Errorf("line %d: a frame before any sample header", line)
 			}
@@ -97,6 +103,9 @@ func FoldScript(r io.Reader, noSymbolName string) (*SampleProfile, error) {
 	}
 	if err := flush(); err != nil {
 		return nil, err
+	}
+	if p.Samples > 0 && frameless == p.Samples {
+		return nil, fmt.Errorf("no sample has a call chain (not recorded with -g?)")
 	}
 	p.Threads = len(threads)
 	return p, nil

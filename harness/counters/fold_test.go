@@ -9,7 +9,7 @@ import (
 
 // A hand-made perf script: a send inside the kernel, Go code, JIT code without a symbol, and a
 // softirq that interrupted user code.
-const foldScript = `101     250000 
+const foldScript = ` 101     250000 
 	ffffffff8206dbcb tcp_sendmsg ([kernel.kallsyms])
 	ffffffff81e7d90b ____sys_sendmsg ([kernel.kallsyms])
 	ffffffff81e80ec9 __sys_sendmsg ([kernel.kallsyms])
@@ -33,11 +33,12 @@ const foldScript = `101     250000
 `
 
 func TestFoldScript(t *testing.T) {
-	p, err := FoldScript(strings.NewReader(foldScript), JITCode)
+	p, err := FoldScript(strings.NewReader(foldScript+"103     250000\n\n"), JITCode)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Samples != 4 || p.Threads != 2 || p.CPUNs != 1e6 || p.UserNs != 5e5 || p.KernelNs != 5e5 {
+	// the fifth sample has no call chain: a row of its own, in user space
+	if p.Samples != 5 || p.Threads != 3 || p.CPUNs != 1.25e6 || p.UserNs != 7.5e5 || p.KernelNs != 5e5 {
 		t.Errorf("samples %d threads %d cpu %v user %v kernel %v", p.Samples, p.Threads, p.CPUNs, p.UserNs, p.KernelNs)
 	}
 	for name, want := range map[string]SampledFunction{
@@ -45,6 +46,7 @@ func TestFoldScript(t *testing.T) {
 		"github.com/bindrace/bindrace/binding.(*loop).serve": {Ns: 250000},
 		JITCode:         {Ns: 250000},
 		"net_rx_action": {Kernel: true, Ns: 250000},
+		NoCallChain:     {Ns: 250000},
 	} {
 		if got := p.Functions[name]; got == nil || *got != want {
 			t.Errorf("%s: %+v, want %+v", name, got, want)
@@ -57,19 +59,19 @@ func TestFoldScript(t *testing.T) {
 		t.Errorf("activities %v", p.Activities)
 	}
 	tab := p.Table(1000)
-	if tab.NsPerResponse != 1000 || tab.UserNs != 500 || tab.KernelNs != 500 || tab.KernelPct != 50 {
+	if tab.NsPerResponse != 1250 || tab.UserNs != 750 || tab.KernelNs != 500 || tab.KernelPct != 40 {
 		t.Errorf("table %+v", tab)
 	}
-	if len(tab.Functions) != 4 || tab.Functions[0].NsPerResponse != 250 || tab.Functions[0].SharePct != 25 {
+	if len(tab.Functions) != 5 || tab.Functions[0].NsPerResponse != 250 || tab.Functions[0].SharePct != 20 {
 		t.Errorf("functions %+v", tab.Functions)
 	}
 }
 
 func TestFoldScriptErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"\tffff x (y)\n":          "a frame before any sample header",
-		"101 abc\n\tffff x (y)\n": "is not \"tid period\"",
-		"101 250000\n\n":          "has no frames",
+		"\tffff x (y)\n":             "a frame before any sample header",
+		"101 abc\n\tffff x (y)\n":    "is not \"tid period\"",
+		"101 250000\n\n102 250000\n": "no sample has a call chain",
 	} {
 		if _, err := FoldScript(strings.NewReader(in), NoSymbolCode); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)

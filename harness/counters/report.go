@@ -103,6 +103,7 @@ type Options struct {
 	Gap          time.Duration // cachegrind, syscalls: pause between batches; cachegrind <= 0: Count mode, closed loop
 	Keep         string        // cachegrind: keep the cg.<pid> out files here; perf --sample: the perf.data
 	Sample       bool          // perf: also sample where the window's CPU time goes (perf record)
+	SamplePeriod time.Duration // perf --sample: cpu-clock period, 0 = DefaultSamplePeriod
 	Log          io.Writer     // progress
 }
 
@@ -135,7 +136,7 @@ func measurePerf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o
 		CPUs: o.CPUsServer, Threads: o.Threads, StartTimeout: o.StartTimeout, Log: o.Log,
 	}
 	if o.Sample {
-		po.Sample = &SamplerOptions{CPUs: o.CPUsClient, Dir: o.Keep}
+		po.Sample = &SamplerOptions{CPUs: o.CPUsClient, Dir: o.Keep, Period: o.SamplePeriod}
 	}
 	res, err := Perf(ctx, t, sc, po)
 	if err != nil {

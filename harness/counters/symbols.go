@@ -7,8 +7,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ianlancetaylor/demangle"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // noSymbol is what cachegrind names code it found no symbol for (fn=???), and a file it found no
@@ -20,7 +23,7 @@ const noSymbol = "???"
 // code from a stripped object. The row is kept, never dropped: it is part of the total.
 const (
 	JITCode      = "[JIT-compiled code: no symbol]"
-	NoSymbolCode = "[no symbol: stripped or generated code]"
+	NoSymbolCode = "[no symbol: stripped or generated code]" // PLT stubs too
 	NoDebugInfo  = "[no debug info]"
 )
 
@@ -88,13 +91,32 @@ func unescapeGo(s string) string {
 	return b.String()
 }
 
-// FileName is the name the by-file view shows for a cachegrind fl= path.
+// FileName is the name the by-file view shows for a cachegrind fl= path: the repository's own
+// files relative to its root, so that two checkouts' tables line up.
 func FileName(raw string) string {
 	if raw == noSymbol || raw == "" {
 		return NoDebugInfo
 	}
-	return filepath.Clean(raw)
+	name := filepath.Clean(raw)
+	if root := repoRoot(); root != "" {
+		if rel, ok := strings.CutPrefix(name, root+string(filepath.Separator)); ok {
+			return rel
+		}
+	}
+	return name
 }
+
+// repoRoot is the repository's root, "" when it cannot be found.
+var repoRoot = sync.OnceValue(func() string {
+	root, err := machine.RepoRoot()
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.EvalSymlinks(root); err == nil {
+		return abs
+	}
+	return root
+})
 
 // strippedNote says so when the server's executable (the first word of cmd) has no symbol
 // table, so that its functions land in the no-symbol row; "" when it has one or cannot be read.

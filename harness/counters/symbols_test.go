@@ -45,6 +45,14 @@ func TestNoSymbolRowNames(t *testing.T) {
 	if FileName(noSymbol) != NoDebugInfo || FileName("./helper.h") != "helper.h" {
 		t.Errorf("%q %q", FileName(noSymbol), FileName("./helper.h"))
 	}
+	if root := repoRoot(); root == "" {
+		t.Error("no repository root")
+	} else if got := FileName(root + "/native/src/http_parser.cc"); got != "native/src/http_parser.cc" {
+		t.Errorf("a file of the repository: %q", got)
+	}
+	if got := FileName("/usr/local/go/src/runtime/proc.go"); got != "/usr/local/go/src/runtime/proc.go" {
+		t.Errorf("a file outside it: %q", got)
+	}
 }
 
 // TestStrippedNote: an executable without a symbol table is named as stripped; the same

@@ -33,6 +33,9 @@ func (o PacedSyscallOptions) withDefaults() PacedSyscallOptions {
 	return o
 }
 
+// windowSettle is how long the window stays open after the last answer.
+const windowSettle = 5 * time.Millisecond
+
 // PacedSyscallResult is one fresh server's system calls over a paced window.
 type PacedSyscallResult struct {
 	Target, Scenario string
@@ -70,6 +73,9 @@ func PacedSyscalls(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 	}
 	sent0, recv0 := pc.conn.written, pc.conn.readIn
 	got, _, runErr := pc.run(ctx, int64(o.N))
+	// The client has the last answer before the server has gone back to wait for the next
+	// batch; give it the time to, so the last batch costs what every other one did.
+	time.Sleep(windowSettle)
 	tot, stopErr := probe.Stop()
 	if runErr != nil {
 		return nil, fmt.Errorf("paced client: %d of %d responses: %w", got, o.N, runErr)

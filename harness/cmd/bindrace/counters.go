@@ -80,6 +80,7 @@ func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
 	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind, syscalls: pause between batches on one connection (repeatable counts); cachegrind 0 = load generator in Count mode, closed loop (--connections honoured)")
 	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory; perf --sample: keep the perf.data there")
 	fs.BoolVar(&o.Sample, "sample", false, "perf: also sample the server's threads over the window (perf record -e cpu-clock -g, on the client's CPUs): ns per response by function, user/kernel, by system call")
+	fs.DurationVar(&o.SamplePeriod, "sample-period", counters.DefaultSamplePeriod, "perf --sample: a sample per this much of a thread's CPU time (shorter: more samples, more overhead on the server)")
 	fs.IntVar(&a.show.functions, "functions", 15, "cachegrind, perf --sample: print the top K functions (0: none; --json carries every one above the resolution or the floor)")
 	fs.IntVar(&a.show.files, "files", 10, "cachegrind: print the top K source files (where inlined helpers' instructions show; 0: none)")
 	fs.StringVar(&a.fold, "fold", "", "instead of measuring: fold FILE, a perf.data recorded elsewhere with perf record -e cpu-clock -g, into --sample's tables")
