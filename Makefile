@@ -129,7 +129,7 @@ $(SETUP_STAMP): scripts/setup.sh go.mod go.sum $(UWS_LOCK) $(SETUP_FORCE)
 	scripts/setup.sh
 	@mkdir -p $(@D) && touch $@
 
-build: build/release/libbindrace.a bin/binding-server bin/bindrace ## release: -O3 ThinLTO+PGO native lib, bin/binding-server, bin/bindrace
+build: build/release/libbindrace.a bin/binding-server bin/go-server bin/bindrace ## release: -O3 ThinLTO+PGO native lib, bin/binding-server, bin/go-server, bin/bindrace
 
 build-plain: build/plain/libbindrace.a bin/binding-server-plain ## plain: -O2 native lib, bin/binding-server-plain
 
@@ -173,7 +173,7 @@ lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/dea
 
 lint: vet lint-go lint-native ## go vet, staticcheck, deadcode, funclen, clang-tidy: all must be clean
 
-test: setup bin/bindrace bin/binding-server bin/binding-server-plain lint test-native fuzz-smoke ## setup, build, lint (vet included), the native checks, go test
+test: setup bin/bindrace bin/binding-server bin/binding-server-plain bin/go-server lint test-native fuzz-smoke ## setup, build, lint (vet included), the native checks, go test
 	$(GO) test $(GO_TEST_FLAGS) ./...
 
 bench: setup build build-plain ## quick race: binding vs the pinned upstream uws (override with BENCH_ARGS=...)
@@ -244,6 +244,10 @@ bin/binding-server-plain: build/plain/libbindrace.a FORCE | $(SETUP_STAMP)
 
 bin/binding-server-instrumented: build/instrumented/libbindrace.a FORCE | $(SETUP_STAMP)
 	$(GO) build $(GO_BUILD_FLAGS) -pgo=off -tags bindrace_instrumented $(GO_NATIVE_ID) -o $@ ./harness/cmd/binding-server
+
+# The Go targets' server (fasthttp, nethttp): harness/cmd/go-server.
+bin/go-server: FORCE | $(SETUP_STAMP)
+	$(GO) build $(GO_BUILD_FLAGS) -o $@ ./harness/cmd/go-server
 
 bin/bindrace: FORCE | $(SETUP_STAMP)
 	$(GO) build $(GO_BUILD_FLAGS) -ldflags "-X main.version=$(VERSION)" -o $@ ./harness/cmd/bindrace

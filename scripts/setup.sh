@@ -121,13 +121,14 @@ fi
 step postgresql "$("$pg_bin/postgres" --version) in $pg_bin"
 
 # ---------------------------------------------------------------------------------------------
-# 1b. Remote hosts: ssh/scp run servers and load generators on other hosts (harness/remote), and
-#     its tests build hosts of their own in network namespaces (ip) with an sshd inside each.
+# 1b. Remote hosts: ssh runs servers and load generators on other hosts (harness/remote), rsync
+#     over the same ssh copies what they run there (it is needed on the hosts too), and its tests
+#     build hosts of their own in network namespaces (ip) with an sshd inside each.
 #     openssh-server is wanted for /usr/sbin/sshd only, never as this machine's service: when this
 #     script installs it, apt_install_nostart keeps the package from starting sshd, and
 #     /etc/ssh/sshd_not_to_be_run (honoured by Debian's ssh unit and init script) keeps any later
 #     boot from starting it. A machine that already had openssh-server keeps its sshd as it was.
-SSH_PKGS=(openssh-client openssh-server iproute2)
+SSH_PKGS=(openssh-client openssh-server iproute2 rsync)
 
 if [ "${SETUP_SKIP_APT:-0}" = 1 ] || ! command -v dpkg-query >/dev/null 2>&1; then
   step ssh "skipped; install ${SSH_PKGS[*]} yourself (harness/remote and its tests need them)"
@@ -149,7 +150,7 @@ else
     fi
   fi
 fi
-for tool in ssh scp ssh-keygen ip; do
+for tool in ssh scp ssh-keygen ip rsync; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found (packages ${SSH_PKGS[*]})"
 done
 [ -x /usr/sbin/sshd ] || die "/usr/sbin/sshd not found (package openssh-server)"

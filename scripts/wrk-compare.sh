@@ -31,6 +31,7 @@ server_cmd() { # server_cmd TARGET PORT
     binding) echo "bin/binding-server --port $2" ;;
     binding-static) echo "bin/binding-server --static --port $2" ;;
     binding-plain) echo "bin/binding-server-plain --port $2" ;;
+    fasthttp|nethttp) echo "bin/go-server --target $1 --port $2" ;;
     *) echo "bin/bindrace serve --target $1 --port $2" ;;
   esac
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 )
 
 // The test binary re-runs itself as a tiny pipelining HTTP server (testServerEnv set): it answers
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 		runTestServer()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(testbin.Run(m)) // the Go targets run as go-server processes
 }
 
 func runTestServer() {

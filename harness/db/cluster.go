@@ -24,6 +24,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/internal/child"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // ClusterOptions shape the private PostgreSQL cluster the harness starts.
@@ -163,13 +164,13 @@ func (c *Cluster) Usage() (Usage, error) {
 
 // Processes lists the pids of the postmaster (first) and its children.
 func (c *Cluster) Processes() ([]int, error) {
-	tree, err := processTree(c.Pid)
+	tree, err := procfs.Tree(c.Pid)
 	if err != nil {
 		return nil, fmt.Errorf("postgres (pid %d): %w", c.Pid, err)
 	}
 	pids := make([]int, len(tree))
 	for i, p := range tree {
-		pids[i] = p.pid
+		pids[i] = p.Pid
 	}
 	return pids, nil
 }
@@ -182,7 +183,7 @@ func (c *Cluster) Processes() ([]int, error) {
 func (c *Cluster) Stop() error {
 	c.stop.Do(func() {
 		defer os.RemoveAll(c.SocketDir)
-		tree, _ := processTree(c.Pid) // children to reap if the postmaster cannot
+		tree, _ := procfs.Tree(c.Pid) // children to reap if the postmaster cannot
 		var errs []error
 		select {
 		case <-c.exited:

@@ -9,15 +9,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/bindrace/bindrace/harness/internal/loopback"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // snapshot records the cluster's processes with their start times, so a pid reused later by
 // an unrelated process does not count as a survivor.
-func snapshot(t *testing.T, c *Cluster) []procStat {
+func snapshot(t *testing.T, c *Cluster) []procfs.Stat {
 	t.Helper()
-	tree, err := processTree(c.Pid)
+	tree, err := procfs.Tree(c.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +31,11 @@ func snapshot(t *testing.T, c *Cluster) []procStat {
 	return tree
 }
 
-func assertGone(t *testing.T, what string, procs []procStat) {
+func assertGone(t *testing.T, what string, procs []procfs.Stat) {
 	t.Helper()
 	for _, p := range procs {
-		if alive(p) {
-			t.Errorf("%s: pid %d (child of %d) still runs", what, p.pid, p.ppid)
+		if procfs.Alive(p) {
+			t.Errorf("%s: pid %d (child of %d) still runs", what, p.Pid, p.PPid)
 		}
 	}
 }
@@ -45,8 +47,8 @@ func TestClusterStartStopLeavesNoProcess(t *testing.T) {
 		t.Fatalf("this test needs PostgreSQL: %v", err)
 	}
 	procs := snapshot(t, c)
-	if procs[0].pid != c.Pid {
-		t.Fatalf("process tree starts at %d, want the postmaster %d", procs[0].pid, c.Pid)
+	if procs[0].Pid != c.Pid {
+		t.Fatalf("process tree starts at %d, want the postmaster %d", procs[0].Pid, c.Pid)
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, c.URL("postgres"))
@@ -133,7 +135,7 @@ func TestClusterStartFailureCarriesLog(t *testing.T) {
 	}
 	// The running cluster is unharmed.
 	after := snapshot(t, c)
-	if after[0].pid != before[0].pid || after[0].starts != before[0].starts {
+	if after[0].Pid != before[0].Pid || after[0].StartTime != before[0].StartTime {
 		t.Errorf("postmaster changed: %+v then %+v", before[0], after[0])
 	}
 }

@@ -80,6 +80,13 @@ const (
 	MaxPriceCents = 100_000
 )
 
+// emptySQL counts what a user put in a database: relations and functions outside PostgreSQL's
+// own schemas. A database where it is 0 holds nothing to lose.
+const emptySQL = `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%')
+	+ (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname NOT IN ('pg_catalog', 'information_schema'))`
+
 // OwnerMarker is the text of the ownership marker: a database is the harness's to drop or
 // reseed only if its table bindrace_owner holds exactly one row with this marker.
 const OwnerMarker = "bindrace benchmark database: created by bindrace, dropped and recreated by it at will"

@@ -38,8 +38,35 @@ type Options struct {
 	Progress io.Writer
 }
 
-// ErrNotOwned: a database of the name the harness wants exists and does not carry the
-// harness's ownership marker; the harness leaves it untouched.
+// UserURL reads a user's database URL (the CLI's --db-url) into the Options that say where the
+// data set goes. A URL naming no database, or the maintenance database postgres, keeps the
+// harness's own names (DefaultDatabase, DefaultTemplate); a URL naming another database makes
+// that the trial database, its template <name>_template. Either way the server is administered
+// through postgres. Open later takes a named database only when it is empty or carries the
+// ownership marker.
+func UserURL(raw string) (Options, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return Options{}, fmt.Errorf("database URL: want postgres://user:password@host:port/database, got %q", redact(raw))
+	}
+	o := Options{}
+	switch name := strings.Trim(u.Path, "/"); name {
+	case "", adminDatabase:
+	case "template0", "template1":
+		return Options{}, fmt.Errorf("database URL names %s, PostgreSQL's own template: name the database the harness may use, or none", name)
+	default:
+		o.Database, o.Template = name, name+"_template"
+	}
+	u.Path = "/" + adminDatabase
+	o.URL = u.String()
+	return o, nil
+}
+
+// adminDatabase is where the harness connects to create, clone and drop its databases.
+const adminDatabase = "postgres"
+
+// ErrNotOwned: a database of the name the harness wants exists, is not empty and does not carry
+// the harness's ownership marker; the harness leaves it untouched.
 var ErrNotOwned = errors.New("database not owned by bindrace")
 
 // NotOwnedError names the database and why it is not the harness's. It matches ErrNotOwned.
@@ -49,7 +76,7 @@ type NotOwnedError struct {
 }
 
 func (e *NotOwnedError) Error() string {
-	return fmt.Sprintf("database %q exists and carries no bindrace ownership marker (%s); bindrace leaves it untouched: drop it yourself, or name another database", e.Database, e.Reason)
+	return fmt.Sprintf("database %q exists, is not empty and carries no bindrace ownership marker (%s); bindrace leaves it untouched: drop it yourself, or name another database (an empty one, or a new name)", e.Database, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrNotOwned) true.
@@ -105,7 +132,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return nil, fmt.Errorf("database URL: want postgres://user:password@host:port/database, got %q", redact(o.URL))
 	}
 	if strings.Trim(base.Path, "/") == "" {
-		base.Path = "/postgres"
+		base.Path = "/" + adminDatabase
 	}
 	adminDB := strings.Trim(base.Path, "/")
 	if o.Database == o.Template || adminDB == o.Database || adminDB == o.Template {
@@ -129,6 +156,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		// block through the WAL (15's default, WAL_LOG): about 2.5 times faster at scale 1
 		// here; see README.md.
 		s.strategy = " STRATEGY = FILE_COPY"
+	}
+	// A trial database the harness may not use is refused before a template is seeded for it.
+	if err := s.claimable(ctx, o.Database); err != nil {
+		s.admin.Close(ctx)
+		return nil, err
 	}
 	if err := s.ensureTemplate(ctx); err != nil {
 		s.admin.Close(ctx)
@@ -250,13 +282,48 @@ func (s *Store) readMarker(ctx context.Context, name string) (marker, error) {
 	return m, nil
 }
 
-// dropOwned drops database name if it exists and carries the marker.
+// claimable is nil when the harness may drop database name: it does not exist, carries the
+// marker, or is empty (nothing in it to lose); else a *NotOwnedError.
+func (s *Store) claimable(ctx context.Context, name string) error {
+	ok, err := s.exists(ctx, name)
+	if err != nil || !ok {
+		return err
+	}
+	_, err = s.readMarker(ctx, name)
+	var noe *NotOwnedError
+	if !errors.As(err, &noe) {
+		return err
+	}
+	empty, eerr := s.empty(ctx, name)
+	if eerr != nil || !empty {
+		return errors.Join(err, eerr)
+	}
+	return nil
+}
+
+// empty reports whether database name holds no relation (table, view, sequence, ...) and no
+// function outside PostgreSQL's own schemas.
+func (s *Store) empty(ctx context.Context, name string) (bool, error) {
+	conn, err := pgx.Connect(ctx, s.dbURL(name))
+	if err != nil {
+		return false, fmt.Errorf("checking whether %q is empty: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	err = conn.QueryRow(ctx, emptySQL).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("checking whether %q is empty: %w", name, err)
+	}
+	return n == 0, nil
+}
+
+// dropOwned drops database name if it exists and is the harness's to drop (claimable).
 func (s *Store) dropOwned(ctx context.Context, name string) error {
 	ok, err := s.exists(ctx, name)
 	if err != nil || !ok {
 		return err
 	}
-	if _, err := s.readMarker(ctx, name); err != nil {
+	if err := s.claimable(ctx, name); err != nil {
 		return err
 	}
 	if _, err := s.admin.Exec(ctx, "DROP DATABASE "+ident(name)+" WITH (FORCE)"); err != nil {
@@ -275,7 +342,10 @@ func (s *Store) ensureTemplate(ctx context.Context) error {
 	if ok {
 		m, err := s.readMarker(ctx, name)
 		if err != nil {
-			return err
+			if err := s.claimable(ctx, name); err != nil {
+				return err
+			}
+			// Empty: dropped and seeded below.
 		}
 		if m.complete && m.seed == s.Dataset.Seed && m.scale == s.Dataset.Scale && m.schemaVersion == SchemaVersion {
 			return nil

@@ -282,3 +282,87 @@ func TestCancelledSeedingLeavesNoTemplate(t *testing.T) {
 		t.Error("the half-seeded template is still there")
 	}
 }
+
+// A user's --db-url names the trial database (its template beside it) or, naming none or the
+// maintenance database, keeps the harness's own names; the server is always administered
+// through postgres.
+func TestUserURL(t *testing.T) {
+	for _, c := range []struct {
+		url, admin, database, template string
+	}{
+		{"postgres://u:p@h:5432/userdata?sslmode=disable", "postgres://u:p@h:5432/postgres?sslmode=disable", "userdata", "userdata_template"},
+		{"postgres://u:p@h:5432", "postgres://u:p@h:5432/postgres", "", ""},
+		{"postgresql://h/postgres", "postgresql://h/postgres", "", ""},
+	} {
+		o, err := UserURL(c.url)
+		if err != nil || o.URL != c.admin || o.Database != c.database || o.Template != c.template {
+			t.Errorf("UserURL(%s) = %+v, %v; want admin %s, database %q, template %q", c.url, o, err, c.admin, c.database, c.template)
+		}
+	}
+	for _, bad := range []string{"mysql://h/x", "postgres://h/template1", "::"} {
+		if o, err := UserURL(bad); err == nil {
+			t.Errorf("UserURL(%s) = %+v, accepted", bad, o)
+		}
+	}
+}
+
+// The database a --db-url names is used when it is new or empty (and is then the harness's:
+// marked once cloned), and refused, untouched, when it holds something else; the refusal comes
+// from Open, before any template is seeded for it.
+func TestNamedDatabase(t *testing.T) {
+	c := testCluster(t)
+	ctx := context.Background()
+	admin := connect(t, c.URL("postgres"))
+	for _, name := range []string{"bt_named", "bt_named_template", "bt_taken", "bt_taken_template"} {
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE bt_named"); err != nil { // empty: the user made it for us
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE bt_taken"); err != nil {
+		t.Fatal(err)
+	}
+	taken := connect(t, strings.Replace(c.URL("postgres"), "/postgres", "/bt_taken", 1))
+	if _, err := taken.Exec(ctx, "CREATE TABLE precious (v int); INSERT INTO precious VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	open := func(db string) (*Store, error) {
+		o, err := UserURL(strings.Replace(c.URL("postgres"), "/postgres", "/"+db, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Scale = testScale
+		return Open(ctx, o)
+	}
+	s, err := open("bt_named")
+	if err != nil {
+		t.Fatalf("an empty named database: %v", err)
+	}
+	if _, err := s.Reset(ctx); err != nil {
+		t.Fatalf("Reset over the empty database: %v", err)
+	}
+	if !strings.Contains(s.URL(), "/bt_named?") || !strings.Contains(s.TemplateURL(), "/bt_named_template?") {
+		t.Errorf("trial %s, template %s", redact(s.URL()), redact(s.TemplateURL()))
+	}
+	if _, err := s.readMarker(ctx, "bt_named"); err != nil {
+		t.Errorf("the cloned trial database carries no marker: %v", err)
+	}
+	if err := s.Destroy(ctx); err != nil {
+		t.Error(err)
+	}
+	s.Close()
+	if _, err := open("bt_taken"); !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), `"bt_taken"`) {
+		t.Fatalf("a named database holding a table: %v, want ErrNotOwned naming it", err)
+	}
+	var v int
+	if err := taken.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != 42 {
+		t.Errorf("bt_taken changed: %v, %d", err, v)
+	}
+	var templates int
+	admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = 'bt_taken_template'").Scan(&templates)
+	if templates != 0 {
+		t.Error("a template was seeded for a database that was refused")
+	}
+}

@@ -2,25 +2,20 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/remote"
 )
 
-// Drive describes one load on the client hosts: cfg's shape (connections split across the
-// hosts, each host's generator with cfg.Workers workers) against url, the scenario by name.
+// Drive describes one load on the client hosts: Config's load (its Addr as the clients dial
+// it), split between the hosts, each running its share with Config.Workers workers (0: the
+// host's CPUs).
 type Drive struct {
-	URL      string // http://host:port or ws://host:port/path as the clients dial it
-	Scenario string
-	Config   load.Config
+	Config load.Config
 	// Lead is how far ahead the common start instant is planned (0: 2 s plus 0.5 s a host: the
 	// generators start in parallel, but a busy host or a slow link needs the margin).
 	Lead time.Duration
@@ -32,13 +27,22 @@ type ClientResult struct {
 	Result *load.Result
 }
 
-// RunLoad runs d's load with one `bindrace load --json` per client host, all starting at one
-// instant (remote.PlanStart), calls the hooks when the common measured window opens and
-// closes (in this machine's clock), and merges the clients' tallies and histograms. A host
-// that fails is an error naming it; the others' results are merged all the same.
+// RunLoad runs d's load with one `bindrace load --config - --json` per client host, its share
+// of the load as JSON on its stdin (load.EncodeConfig), all starting at one instant
+// (remote.PlanStart); it calls the hooks when the common measured window opens and closes (in
+// this machine's clock), and merges the clients' results (load.Merge: tallies, histograms, an
+// open loop's rates and send lag). A host that fails is an error naming it; the others'
+// results are merged all the same.
 func (f *Fleet) RunLoad(ctx context.Context, d Drive, h load.Hooks) (*load.Result, []ClientResult, error) {
 	if len(f.Clients) == 0 {
 		return nil, nil, errors.New("fleet: no client hosts")
+	}
+	if d.Config.Count > 0 {
+		return nil, nil, errors.New("fleet: a load of a count of requests has no window to share between hosts")
+	}
+	configs, err := f.shares(d.Config)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, c := range f.Clients {
 		if err := f.copySelf(ctx, c); err != nil {
@@ -53,22 +57,23 @@ func (f *Fleet) RunLoad(ctx context.Context, d Drive, h load.Hooks) (*load.Resul
 	if err != nil {
 		return nil, nil, err
 	}
-	procs, err := f.startLoads(ctx, d, plan)
+	procs, err := f.startLoads(ctx, configs, plan)
 	if err != nil {
 		return nil, nil, err
 	}
 	stopHooks := windowHooks(plan.At, d.Config, h)
 	defer stopHooks()
 	parts, err := f.collect(ctx, procs)
-	res := Merge(parts)
+	res := load.Merge(results(parts))
 	if res == nil && err == nil {
 		err = errors.New("fleet: no client produced a result")
 	}
 	return res, parts, err
 }
 
-// startLoads starts every client's generator at once; if one fails, the others are stopped.
-func (f *Fleet) startLoads(ctx context.Context, d Drive, plan *remote.StartPlan) ([]*remote.Process, error) {
+// startLoads starts every client's generator on its config at once; if one fails, the others
+// are stopped.
+func (f *Fleet) startLoads(ctx context.Context, configs [][]byte, plan *remote.StartPlan) ([]*remote.Process, error) {
 	procs := make([]*remote.Process, len(f.Clients))
 	errs := make([]error, len(f.Clients))
 	var wg sync.WaitGroup
@@ -76,7 +81,8 @@ func (f *Fleet) startLoads(ctx context.Context, d Drive, plan *remote.StartPlan)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			spec := remote.ProcessSpec{Name: "load", Argv: f.loadArgv(d, i, plan.Arg(c)), SeparateStdout: true}
+			spec := remote.ProcessSpec{Name: "load", Argv: []string{f.bindrace(), "load", "--config", "-", "--json", "--start-at", plan.Arg(c)},
+				Stdin: configs[i], SeparateStdout: true}
 			procs[i], errs[i] = f.s.Start(ctx, c, spec)
 		}()
 	}
@@ -92,27 +98,26 @@ func (f *Fleet) startLoads(ctx context.Context, d Drive, plan *remote.StartPlan)
 	return procs, nil
 }
 
-// loadArgv is the i-th client's command: its share of the connections, the rest as asked.
-func (f *Fleet) loadArgv(d Drive, i int, startAt string) []string {
-	c := d.Config
+// shares is c split between the client hosts, each host's as JSON: its share of the
+// connections (at least one) and of an open loop's rate, the rest as asked.
+func (f *Fleet) shares(c load.Config) ([][]byte, error) {
 	n := len(f.Clients)
-	conns := c.Connections / n
-	if i < c.Connections%n {
-		conns++
+	out := make([][]byte, n)
+	for i := range out {
+		share := c
+		share.Connections = c.Connections / n
+		if i < c.Connections%n {
+			share.Connections++
+		}
+		share.Connections = max(share.Connections, 1)
+		share.Rate = c.Rate / float64(n)
+		b, err := load.EncodeConfig(share)
+		if err != nil {
+			return nil, fmt.Errorf("fleet: %w", err)
+		}
+		out[i] = b
 	}
-	argv := []string{f.bindrace(), "load", d.URL, "--json", "--start-at", startAt,
-		"--connections", strconv.Itoa(max(conns, 1)), "--pipelining", strconv.Itoa(max(c.Pipelining, 1)),
-		"--warmup", c.Warmup.String(), "--duration", c.Duration.String()}
-	if d.Scenario != "" {
-		argv = append(argv, "--scenario", d.Scenario)
-	}
-	if c.Workers > 0 {
-		argv = append(argv, "--workers", strconv.Itoa(c.Workers))
-	}
-	if c.Timeout > 0 {
-		argv = append(argv, "--timeout", c.Timeout.String())
-	}
-	return argv
+	return out, nil
 }
 
 // windowHooks calls h.MeasureStart and h.MeasureEnd, in that order from one goroutine, when
@@ -151,6 +156,15 @@ func windowHooks(at time.Time, c load.Config, h load.Hooks) func() {
 	}
 }
 
+// readResult reads a generator's `bindrace load --json` output.
+func readResult(out []byte) (*load.Result, error) {
+	o, err := load.DecodeOutput(out)
+	if err != nil {
+		return nil, err
+	}
+	return o.Result()
+}
+
 // collect waits for every load generator and reads its JSON; failures name their host.
 func (f *Fleet) collect(ctx context.Context, procs []*remote.Process) ([]ClientResult, error) {
 	var parts []ClientResult
@@ -163,7 +177,7 @@ func (f *Fleet) collect(ctx context.Context, procs []*remote.Process) ([]ClientR
 			continue
 		}
 		out, oerr := p.Output(context.WithoutCancel(ctx))
-		res, perr := ParseLoadJSON(out)
+		res, perr := readResult(out)
 		if code != 0 || oerr != nil || perr != nil {
 			tail, _ := p.LogTail(context.WithoutCancel(ctx), 3)
 			errs = append(errs, fmt.Errorf("load generator on host %s: exit %d: %v", p.Host, code, errors.Join(oerr, perr, errors.New(tail))))
@@ -175,61 +189,11 @@ func (f *Fleet) collect(ctx context.Context, procs []*remote.Process) ([]ClientR
 	return parts, errors.Join(errs...)
 }
 
-// loadJSON is what this package reads of `bindrace load --json`.
-type loadJSON struct {
-	RPS          float64           `json:"rps"`
-	Responses    int64             `json:"responses"`
-	DurationS    float64           `json:"duration_s"`
-	ErrorsByKind map[string]int64  `json:"errors_by_kind"`
-	BytesRead    int64             `json:"bytes_read"`
-	Reconnects   int64             `json:"reconnects"`
-	Unit         string            `json:"unit"`
-	Client       *load.ClientStats `json:"client"`
-	Hist         string            `json:"hist"`
-}
-
-// ParseLoadJSON reads one `bindrace load --json` object back into a Result, its histogram
-// decoded.
-func ParseLoadJSON(b []byte) (*load.Result, error) {
-	var j loadJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return nil, fmt.Errorf("load --json output: %w", err)
+// results are the parts' Results.
+func results(parts []ClientResult) []*load.Result {
+	rs := make([]*load.Result, len(parts))
+	for i, p := range parts {
+		rs[i] = p.Result
 	}
-	res := &load.Result{Responses: j.Responses, RPS: j.RPS, Elapsed: time.Duration(j.DurationS * float64(time.Second)),
-		Errors: j.ErrorsByKind, BytesRead: j.BytesRead, Reconnects: j.Reconnects, Unit: j.Unit, Client: j.Client}
-	if j.Hist != "" {
-		h, err := hdrhistogram.Decode([]byte(j.Hist))
-		if err != nil {
-			return nil, fmt.Errorf("load --json histogram: %w", err)
-		}
-		res.Hist = h
-		res.Latency = load.Summarize(h)
-	}
-	return res, nil
-}
-
-// Merge sums the clients' tallies over one common window: responses, errors and bytes add
-// up, throughput is the sum of each client's, the histograms merge and the latencies are read
-// from the merged one. nil without parts.
-func Merge(parts []ClientResult) *load.Result {
-	if len(parts) == 0 {
-		return nil
-	}
-	m := &load.Result{Errors: map[string]int64{}, Hist: load.NewHistogram(), Unit: parts[0].Result.Unit}
-	for _, p := range parts {
-		r := p.Result
-		m.Responses += r.Responses
-		m.RPS += r.RPS
-		m.Elapsed = max(m.Elapsed, r.Elapsed)
-		m.BytesRead += r.BytesRead
-		m.Reconnects += r.Reconnects
-		for k, v := range r.Errors {
-			m.Errors[k] += v
-		}
-		if r.Hist != nil {
-			m.Hist.Merge(r.Hist)
-		}
-	}
-	m.Latency = load.Summarize(m.Hist)
-	return m
+	return rs
 }

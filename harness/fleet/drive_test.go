@@ -1,7 +1,7 @@
 package fleet
 
 import (
-	"fmt"
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -10,76 +10,50 @@ import (
 	"github.com/bindrace/bindrace/harness/remote"
 )
 
-// loadOutput is a `bindrace load --json` object with n responses all of latency us.
-func loadOutput(t *testing.T, n int64, us int64, rps float64, errs map[string]int64) []byte {
-	t.Helper()
-	h := load.NewHistogram()
-	if err := h.RecordValues(us, n); err != nil {
-		t.Fatal(err)
-	}
-	res := &load.Result{Hist: h}
-	enc, err := res.EncodeHist()
+// Each host gets its share of the connections and of the rate, and the rest of the load as
+// asked, in the JSON its generator reads.
+func TestSharesSplitTheLoad(t *testing.T) {
+	f := &Fleet{Clients: []remote.Host{{Name: "c1"}, {Name: "c2"}, {Name: "c3"}}}
+	c := load.Config{Addr: "s:1", Requests: [][]byte{[]byte("GET / HTTP/1.1\r\n\r\n")}, Connections: 100, Pipelining: 10,
+		Warmup: time.Second, Duration: 2 * time.Second, Rate: 3000, Arrival: load.Poisson, LagTolerance: 2 * time.Millisecond}
+	shares, err := f.shares(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := ""
-	for k, v := range errs {
-		e = fmt.Sprintf(`%q: %d`, k, v)
+	conns := 0
+	for i, b := range shares {
+		s, err := load.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns += s.Connections
+		if s.Rate != 1000 || s.Addr != c.Addr || s.Arrival != load.Poisson || s.Warmup != time.Second ||
+			s.LagTolerance != c.LagTolerance || string(s.Requests[0]) != string(c.Requests[0]) || s.Pipelining != 10 {
+			t.Errorf("host %d: %+v", i, s)
+		}
 	}
-	return []byte(fmt.Sprintf(`{"rps": %g, "responses": %d, "duration_s": 1.0, "errors_by_kind": {%s}, "hist": %q, "hist_unit": "us"}`, rps, n, e, enc))
-}
-
-func TestMergeClients(t *testing.T) {
-	a, err := ParseLoadJSON(loadOutput(t, 1000, 500, 1000, nil))
-	if err != nil {
-		t.Fatal(err)
+	if conns != 100 {
+		t.Errorf("connections split into %d in all, want 100", conns)
 	}
-	b, err := ParseLoadJSON(loadOutput(t, 3000, 2000, 3000, map[string]int64{"timeout": 2}))
-	if err != nil {
-		t.Fatal(err)
+	// Fewer connections than hosts: each host still drives one.
+	c.Connections = 2
+	shares, _ = f.shares(c)
+	for i, b := range shares {
+		if s, _ := load.DecodeConfig(bytes.NewReader(b)); s.Connections != 1 {
+			t.Errorf("2 connections on 3 hosts: host %d drives %d", i, s.Connections)
+		}
 	}
-	m := Merge([]ClientResult{{Host: remote.Host{Name: "a"}, Result: a}, {Host: remote.Host{Name: "b"}, Result: b}})
-	if m.Responses != 4000 || m.RPS != 4000 || m.Errors["timeout"] != 2 || m.Elapsed != time.Second {
-		t.Errorf("merged %d responses, %.0f rps, errors %v, elapsed %s", m.Responses, m.RPS, m.Errors, m.Elapsed)
-	}
-	// 1000 answers at 0.5 ms and 3000 at 2 ms: the median and p99 come from the merged
-	// histogram (2 ms), not from either client's own or an average of them.
-	if m.Hist.TotalCount() != 4000 || m.Latency.P50 < 1.99 || m.Latency.P50 > 2.01 || m.Latency.P99 < 1.99 {
-		t.Errorf("merged histogram %d values, p50 %.3f ms p99 %.3f ms", m.Hist.TotalCount(), m.Latency.P50, m.Latency.P99)
-	}
-	if Merge(nil) != nil {
-		t.Error("Merge of nothing is not nil")
+	c.Build = func(dst []byte, _ uint64) []byte { return dst }
+	if _, err := f.shares(c); err == nil {
+		t.Error("a load built by a function of this process was sent to other hosts")
 	}
 }
 
-func TestParseLoadJSONRefusesGarbage(t *testing.T) {
-	if _, err := ParseLoadJSON([]byte("not json")); err == nil {
+func TestReadResultRefusesGarbage(t *testing.T) {
+	if _, err := readResult([]byte("not json")); err == nil {
 		t.Error("no error for output that is not JSON")
 	}
-	if _, err := ParseLoadJSON([]byte(`{"responses": 1, "hist": "####"}`)); err == nil || !strings.Contains(err.Error(), "histogram") {
+	if _, err := readResult([]byte(`{"responses": 1, "hist": "####"}`)); err == nil || !strings.Contains(err.Error(), "histogram") {
 		t.Errorf("bad histogram: %v", err)
-	}
-}
-
-func TestLoadArgvSplitsConnections(t *testing.T) {
-	f := &Fleet{Clients: []remote.Host{{Name: "c1"}, {Name: "c2"}, {Name: "c3"}}}
-	f.s, _ = (&remote.Runner{}).NewSession(remote.SessionOptions{ID: "t"})
-	d := Drive{URL: "http://s:1", Scenario: "ping", Config: load.Config{Connections: 100, Pipelining: 10, Warmup: time.Second, Duration: 2 * time.Second}}
-	total := 0
-	for i := range f.Clients {
-		argv := f.loadArgv(d, i, "2026-11-30T12:00:00Z")
-		for k, a := range argv {
-			if a == "--connections" {
-				var n int
-				fmt.Sscan(argv[k+1], &n)
-				total += n
-			}
-		}
-		if !strings.Contains(strings.Join(argv, " "), "--start-at 2026-11-30T12:00:00Z") || argv[0] != "/tmp/bindrace-t/bin/bindrace" {
-			t.Errorf("client %d: %v", i, argv)
-		}
-	}
-	if total != 100 {
-		t.Errorf("connections split into %d in all, want 100", total)
 	}
 }

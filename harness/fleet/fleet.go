@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/bindrace/bindrace/harness/remote"
@@ -20,8 +19,7 @@ import (
 type Options struct {
 	ServerHost  string   // [user@]host[:port]; "" when only the load runs remotely
 	ClientHosts []string // one load generator each; none: the load stays local
-	SSHConfig   string   // passed to ssh and scp as -F
-	Root        string   // the local repository root (bin/, harness/targets/uws)
+	SSHConfig   string   // passed to ssh, and rsync's ssh, as -F
 	Log         io.Writer
 }
 
@@ -95,12 +93,7 @@ func (f *Fleet) copySelf(ctx context.Context, h remote.Host) error {
 	return f.copyFrom(ctx, h, self, "bin/bindrace")
 }
 
-// copy puts the repository file or tree rel at the same relative path in the session
-// directory of h, once per session.
-func (f *Fleet) copy(ctx context.Context, h remote.Host, rel string) error {
-	return f.copyFrom(ctx, h, filepath.Join(f.o.Root, rel), filepath.ToSlash(rel))
-}
-
+// copyFrom puts the local file or tree at rel in the session directory of h, once per session.
 func (f *Fleet) copyFrom(ctx context.Context, h remote.Host, local, rel string) error {
 	key := h.String() + "\x00" + rel
 	f.mu.Lock()

@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/remote"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // Server is a target's scenario server on the server host: `bindrace serve` there, listening
-// on every address; Pid is the serving process (the spawned binding-server or node for those
-// targets, bindrace itself for the Go targets), whose CPU and RSS Usage reads from the host's
-// /proc.
+// on every address; Pid is the serving process (the binding-server, go-server or node that
+// `bindrace serve` spawned), whose CPU and RSS Usage reads from the host's /proc.
 type Server struct {
 	Target  string
 	Host    remote.Host
@@ -28,11 +27,9 @@ type Server struct {
 	proc *remote.Process
 }
 
-var listeningLine = regexp.MustCompile(`listening on :(\d+) \(pid (\d+)`)
-
-// StartServer copies what target needs to the server host (binding-server, or for uws its
-// server source and node_modules after checking the host has Node 20) and starts it with
-// threads threads; it returns once the server says it listens. ctx covers the server's life.
+// StartServer copies what target needs to the server host (prepareTarget) and starts it with
+// threads threads; it returns once the server's ready line says where it listens. ctx covers
+// the server's life.
 func (f *Fleet) StartServer(ctx context.Context, target string, threads int, startTimeout time.Duration) (*Server, error) {
 	if f.Server == nil {
 		return nil, fmt.Errorf("fleet: no server host")
@@ -55,7 +52,7 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 	if startTimeout <= 0 {
 		startTimeout = 30 * time.Second
 	}
-	if err := srv.awaitListening(ctx, startTimeout); err != nil {
+	if err := srv.awaitReady(ctx, startTimeout); err != nil {
 		p.Stop()
 		return nil, err
 	}
@@ -63,36 +60,45 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 	return srv, nil
 }
 
-// prepareTarget copies what target runs from on h.
+// prepareTarget copies what target runs from to h (targets.Target.ForHost), after checking
+// that h has the Node it needs, if any.
 func (f *Fleet) prepareTarget(ctx context.Context, h remote.Host, target string) error {
 	if err := f.copySelf(ctx, h); err != nil {
 		return err
 	}
-	switch {
-	case target == "binding" || target == "binding-static":
-		return f.copy(ctx, h, filepath.Join("bin", "binding-server"))
-	case target == "binding-plain":
-		return f.copy(ctx, h, filepath.Join("bin", "binding-server-plain"))
-	case target == "uws":
-		if err := f.r.RequireNode(ctx, h, 20); err != nil {
+	t, err := targets.Resolve(target)
+	if err != nil {
+		return err
+	}
+	needs, err := t.ForHost()
+	if err != nil {
+		return fmt.Errorf("host %s: %w", h, err)
+	}
+	if needs.NodeMajor > 0 {
+		if err := f.r.RequireNode(ctx, h, needs.NodeMajor); err != nil {
 			return err
 		}
-		return f.copy(ctx, h, filepath.Join("harness", "targets", "uws"))
-	case strings.HasPrefix(target, "cmd:"):
-		return fmt.Errorf("host %s: a cmd: target cannot run on a server host (its command is local)", h)
+	}
+	for _, file := range needs.Files {
+		if err := f.copyFrom(ctx, h, file.Local, filepath.ToSlash(file.Rel)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// awaitListening reads the server's stdout until it names its port and pid.
-func (s *Server) awaitListening(ctx context.Context, timeout time.Duration) error {
+// awaitReady reads the server's stdout until its ready line (targets.Ready) names its port
+// and pid.
+func (s *Server) awaitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		out, err := s.proc.Output(ctx)
-		if err == nil {
-			if m := listeningLine.FindSubmatch(out); m != nil {
-				s.Port, _ = strconv.Atoi(string(m[1]))
-				s.Pid, _ = strconv.Atoi(string(m[2]))
+		if out, err := s.proc.Output(ctx); err == nil {
+			r, ok, err := targets.ParseReady(out)
+			if err != nil {
+				return fmt.Errorf("host %s: target %s: %w", s.Host, s.Target, err)
+			}
+			if ok {
+				s.Port, s.Pid = r.Port, r.Pid
 				return nil
 			}
 		}
@@ -114,7 +120,7 @@ func (s *Server) awaitListening(ctx context.Context, timeout time.Duration) erro
 func (s *Server) Addr() string { return net.JoinHostPort(s.Host.Name, strconv.Itoa(s.Port)) }
 
 // Usage reads the serving process's CPU time and RSS from the host's /proc.
-func (s *Server) Usage() (targets.Usage, error) { return s.proc.UsageOf(s.Pid) }
+func (s *Server) Usage() (procfs.Usage, error) { return s.proc.UsageOf(s.Pid) }
 
 // Info asks the server for its heap and threads (targets.InfoAt).
 func (s *Server) Info() (targets.Info, error) { return targets.InfoAt(s.Target, s.Addr()) }

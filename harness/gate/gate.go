@@ -99,25 +99,17 @@ func decideOn(s *session.Summary) string {
 	return stats.MetricRPS
 }
 
-// checkThroughput judges the throughput delta. A client-bound run (its server under
-// ClientBoundPct of its CPU) measured the load generator, so the server could have done more:
-// a PASS cannot rest on B's such runs (B may be faster than measured), nor a FAIL on A's.
+// checkThroughput judges the throughput delta. Client-bound runs (their server under 90% of
+// its CPU) are already in its interval at their bound (stats/clientbound.go), so a verdict read
+// off it holds whatever headroom they hid.
 func checkThroughput(d *decision, s *session.Summary) {
 	metric := decideOn(s)
 	c := pairedCheck(s, metric, s.Thresholds.MinMedianDeltaPct, "min")
+	if n := s.Paired[metric].BoundedRuns; n > 0 {
+		c.Reason += fmt.Sprintf("; %d client-bound run(s) (server under %d%% of its CPU) entered the interval at their bound, throughput scaled to a saturated server", n, ClientBoundPct)
+	}
 	if r := s.Resolution; r != nil && c.Verdict == session.Inconclusive {
 		c.Reason += fmt.Sprintf("; this race resolves ±%.1f%%: only a regression beyond %.1f%% would FAIL", r.HalfWidthPct, r.DetectablePct)
-		if r.PairsForThreshold > 0 {
-			c.Reason += fmt.Sprintf(", and about %d pairs would let an unchanged build PASS", r.PairsForThreshold)
-		}
-	}
-	if metric == stats.MetricRPS {
-		who := map[string]string{session.Pass: "b", session.Fail: "a"}[c.Verdict]
-		if n, total := clientBound(s, who); who != "" && n > 0 {
-			c.Reason += fmt.Sprintf(" — but %d of %s's %d runs were client-bound (server under %d%% of its CPU), so %s may be faster than measured; a profile with \"decide_on\": \"rps_per_cpu_second\" judges server efficiency instead",
-				n, side(map[string]string{"a": s.A, "b": s.B}[who], who), total, ClientBoundPct, side(map[string]string{"a": s.A, "b": s.B}[who], who))
-			c.Verdict = session.Inconclusive
-		}
 	}
 	d.add(c)
 }
@@ -127,7 +119,10 @@ func checkP99(d *decision, s *session.Summary) {
 }
 
 // pairedCheck judges one paired metric against limit: bound "min" wants the delta at or above
-// it (throughput), "max" at or below it (latency).
+// it (throughput), "max" at or below it (latency). It walks the metric's looks in order, and the
+// first whose interval lies wholly on one side of the limit decides: a sign-test bound crossed
+// at any look of the design is what its error budget covers (stats/sequential.go), whichever
+// limit is asked, so re-gating a saved race at another limit walks the same looks.
 func pairedCheck(s *session.Summary, metric string, limit float64, bound string) session.Check {
 	label := metricLabel[metric]
 	c := session.Check{Metric: metric, Limit: limit, Bound: bound, Verdict: session.Inconclusive}
@@ -138,32 +133,101 @@ func pairedCheck(s *session.Summary, metric string, limit float64, bound string)
 	}
 	c.N = p.N
 	c.Delta = ptr(p.MedianPct)
-	level := s.CILevel
 	head := fmt.Sprintf("%s: median delta %+.2f%% over %d pairs", label, p.MedianPct, p.N)
-	if p.CIPct == nil {
-		need := EvenUp(stats.MinSamples(level))
-		c.Reason = fmt.Sprintf("%s, limit %+.2f%%: too few pairs for a %s interval (need at least %d complete pairs; run --pairs %d)",
-			head, limit, pctLevel(level), need, need)
+	looks := p.Looks
+	if len(looks) == 0 { // a summary written before schema 3: one look, after all pairs
+		looks = []session.Look{{Pairs: p.N, Interval: p.CIPct}}
+	}
+	var at *session.Look
+	for i := range looks {
+		l := looks[i]
+		at = &l
+		if l.Interval == nil {
+			c.Looks = append(c.Looks, l)
+			continue
+		}
+		lo, hi := l.Interval[0], l.Interval[1]
+		good, bad := lo >= limit, hi < limit // "min": the interval clears the limit from above
+		if bound == "max" {
+			good, bad = hi <= limit, lo > limit
+		}
+		if good || bad {
+			l.Decision = map[bool]string{true: session.Pass, false: session.Fail}[good]
+			c.Verdict, c.DecidedAt = l.Decision, l.Pairs
+		}
+		c.Looks = append(c.Looks, l)
+		if c.DecidedAt > 0 {
+			break
+		}
+	}
+	if at.Interval == nil {
+		c.Reason = fmt.Sprintf("%s, limit %+.2f%%: %s", head, limit, tooFew(s))
 		return c
 	}
-	lo, hi := p.CIPct[0], p.CIPct[1]
-	c.Interval = &[2]float64{lo, hi}
-	c.Confidence = ptr(p.Confidence)
-	c.Reason = fmt.Sprintf("%s, %s interval [%+.2f%%, %+.2f%%] (real coverage %s), limit %+.2f%%",
-		head, pctLevel(level), lo, hi, pctLevel(p.Confidence), limit)
-	good, bad := lo >= limit, hi < limit // "min": the interval clears the limit from above
-	if bound == "max" {
-		good, bad = hi <= limit, lo > limit
-	}
-	switch {
-	case good:
-		c.Verdict = session.Pass
-	case bad:
-		c.Verdict = session.Fail
-	default:
-		c.Reason += " (the interval straddles the limit; more pairs or less noise would settle it)"
+	c.Interval, c.Confidence = at.Interval, ptr(coverageAt(s, p, at.Pairs))
+	c.Reason = fmt.Sprintf("%s, %s interval [%+.2f%%, %+.2f%%] %s, limit %+.2f%%",
+		head, pctLevel(s.CILevel), at.Interval[0], at.Interval[1], lookText(s, p, at.Pairs), limit)
+	if c.DecidedAt == 0 {
+		c.PairsNeeded = stats.PairsNeeded(s.Design, pairedDeltas(s, metric), limit)
+		c.Reason += " (the interval straddles the limit; " + neededText(c.PairsNeeded) + ")"
 	}
 	return c
+}
+
+// coverageAt is the real coverage of the interval at the look at pairs: a design's, or a
+// pre-schema-3 summary's recorded one.
+func coverageAt(s *session.Summary, p session.Paired, pairs int) float64 {
+	if s.Design == nil {
+		return p.Confidence
+	}
+	return stats.Coverage(s.Design, pairs)
+}
+
+// lookText says where an interval stands in the race's design: "(real coverage 96.88%)" after a
+// fixed design's pairs, "(look 2 of 13, at 8 of at most 30 pairs; simultaneous coverage 99.27%)"
+// in a sequential one.
+func lookText(s *session.Summary, p session.Paired, pairs int) string {
+	cov := pctLevel(coverageAt(s, p, pairs))
+	d := s.Design
+	if d == nil || d.Kind != session.DesignSequential {
+		return "(real coverage " + cov + ")"
+	}
+	i := 0
+	for i < len(d.Looks)-1 && d.Looks[i] < pairs {
+		i++
+	}
+	return fmt.Sprintf("(look %d of %d, at %d of at most %d pairs; simultaneous coverage %s)", i+1, len(d.Looks), pairs, d.MaxPairs, cov)
+}
+
+// tooFew is why a check has no interval yet.
+func tooFew(s *session.Summary) string {
+	if d := s.Design; d != nil && d.Kind == session.DesignSequential {
+		for i, n := range d.Looks {
+			if d.Bounds[i] <= n {
+				return fmt.Sprintf("too few pairs for a bounded %s interval (this design's first bounded look is at %d pairs)", pctLevel(s.CILevel), n)
+			}
+		}
+	}
+	need := EvenUp(stats.MinSamples(s.CILevel))
+	return fmt.Sprintf("too few pairs for a %s interval (need at least %d complete pairs; run --pairs %d)", pctLevel(s.CILevel), need, need)
+}
+
+// neededText words PairsNeeded for a reason line.
+func neededText(n int) string {
+	if n == 0 {
+		return "its deltas lean to neither side of the limit, so more pairs would not settle it on this evidence"
+	}
+	return fmt.Sprintf("about %d pairs would decide it at this spread", n)
+}
+
+// pairedDeltas are metric's per-pair deltas in s, in pair order.
+func pairedDeltas(s *session.Summary, metric string) []float64 {
+	for _, m := range stats.PairedMetrics {
+		if m.Name == metric {
+			return stats.PairDeltas(s.Pairs, m.Get)
+		}
+	}
+	return nil
 }
 
 func checkErrors(d *decision, s *session.Summary) {
@@ -189,24 +253,6 @@ func checkErrors(d *decision, s *session.Summary) {
 // ClientBoundPct is the share of its allotted CPU under which a server was not saturated.
 const ClientBoundPct = 90
 
-// clientBound counts the valid runs of one side ("a" or "b") marked client-bound.
-func clientBound(s *session.Summary, sd string) (n, total int) {
-	for _, p := range s.Pairs {
-		if !stats.PairValid(p) {
-			continue
-		}
-		r := p.A
-		if sd == "b" {
-			r = p.B
-		}
-		total++
-		if r.ClientBound {
-			n++
-		}
-	}
-	return n, total
-}
-
 // EvenUp rounds a pair count up to an even number, so AB and BA orders come equally often.
 func EvenUp(n int) int { return n + n%2 }
 
@@ -229,4 +275,19 @@ func side(target, fallback string) string {
 		return fallback
 	}
 	return target
+}
+
+// Settled reports whether a race can stop measuring pairs: a check FAILed (the verdict is FAIL
+// whatever the rest would say), or every statistical check (those with looks) is decided.
+func Settled(s *session.Summary) bool {
+	undecided := false
+	for _, c := range s.Checks {
+		switch {
+		case c.Verdict == session.Fail:
+			return true
+		case len(c.Looks) > 0 && c.DecidedAt == 0:
+			undecided = true
+		}
+	}
+	return !undecided
 }

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -33,13 +34,17 @@ func Headline(s *session.Summary) string {
 	if s.UnequalThreads {
 		line = "UNEQUAL THREADS: " + line
 	}
+	stop := ""
+	if s.Design != nil && s.Design.Kind == session.DesignSequential && s.Stop != nil {
+		stop = ", " + StopText(s)
+	}
 	switch s.Verdict {
 	case session.Pass:
-		return line + "regression threshold passed"
+		return line + "regression threshold passed" + stop
 	case session.Fail:
-		return line + "regression threshold failed" + firstCause(s, session.Fail)
+		return line + "regression threshold failed" + firstCause(s, session.Fail) + stop
 	case session.Inconclusive:
-		return line + "regression threshold inconclusive" + firstCause(s, session.Inconclusive)
+		return line + "regression threshold inconclusive" + firstCause(s, session.Inconclusive) + stop
 	case session.Incomplete:
 		why := s.Incomplete
 		if why == "" {
@@ -49,6 +54,34 @@ func Headline(s *session.Summary) string {
 	default:
 		return line + "regression threshold not evaluated"
 	}
+}
+
+// StopText says how a race's pairs ended: "decided after 8 of at most 30 pairs in 1m52s",
+// "undecided after 30 of at most 30 pairs in 6m2s (its last look)", "undecided after 20 of at
+// most 30 pairs in 5m0s (the session's 5m0s ran out)", "all 6 pairs of a fixed design in 1m30s".
+func StopText(s *session.Summary) string {
+	st, d := s.Stop, s.Design
+	if st == nil || d == nil {
+		return ""
+	}
+	in := " in " + (time.Duration(st.ElapsedS*10) * time.Second / 10).String()
+	if d.Kind == session.DesignFixed {
+		return fmt.Sprintf("all %d pairs of a fixed design%s", st.Pairs, in)
+	}
+	of := fmt.Sprintf(" %d of at most %d pairs%s", st.Pairs, d.MaxPairs, in)
+	switch st.Reason {
+	case session.StopDecided:
+		return "decided after" + of
+	case session.StopMaxPairs:
+		return "undecided after" + of + " (its last look)"
+	case session.StopMaxTime:
+		return "undecided after" + of + fmt.Sprintf(" (the session's %s ran out)", time.Duration(d.MaxTimeS*float64(time.Second)))
+	case session.StopSessionFail:
+		return "stopped after" + of + " (an earlier race of the session FAILed: the verdict was decided)"
+	case session.StopInterrupted:
+		return "interrupted after" + of + ", before deciding"
+	}
+	return "stopped after" + of
 }
 
 // firstCause names the first check with the given verdict, briefly: ": p99", ": too few pairs

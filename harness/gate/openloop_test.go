@@ -21,7 +21,7 @@ func openRace(p50, p99 []float64, boundPair int) *session.Summary {
 		ps = append(ps, session.Pair{Index: i, Order: []string{"AB", "BA"}[i%2], A: a,
 			B: session.Run{Target: "uws", Scenario: "ping", RPS: 5000, P50Ms: 0.1, P99Ms: 2, Open: open}})
 	}
-	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10, MaxP50DeltaPct: 10}, 0.95)
+	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10, MaxP50DeltaPct: 10}, stats.FixedDesign(0, (1-0.95)/2))
 	s.Rate = &session.Rate{RPS: 5000}
 	return &s
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/setting"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // Worst orders verdicts INCOMPLETE > FAIL > INCONCLUSIVE > PASS.
@@ -64,7 +66,7 @@ func Regate(dir string, overrides []string, baselinePath string) ([]Regated, str
 	var baseFile *session.Baseline
 	if baselinePath != "" {
 		if baseFile, err = ReadBaseline(baselinePath); err != nil {
-			return nil, "", fmt.Errorf("--baseline: %w", err)
+			return nil, "", fmt.Errorf("%w: %w", setting.Errorf("{baseline}"), err)
 		}
 	}
 	verdict := session.Pass
@@ -86,12 +88,17 @@ func regateOne(dir string, overrides []string, baseFile *session.Baseline, basel
 	if err != nil {
 		return nil, err
 	}
+	if s.Paired == nil {
+		s.Paired = map[string]session.Paired{}
+	}
+	stats.Redesign(s)
 	if len(overrides) > 0 {
 		p := profile.Default()
 		p.Thresholds = s.Thresholds
-		o := &profile.Overrides{Thresholds: overrides}
-		if err := o.Apply(&p); err != nil {
-			return nil, err
+		for _, t := range overrides {
+			if err := p.SetThreshold(t); err != nil {
+				return nil, err
+			}
 		}
 		s.Thresholds = p.Thresholds
 	}

@@ -28,6 +28,12 @@ type (
 	ClientStats = engine.ClientStats
 	// BuildFunc renders one request per call (Config.Build: requests that differ every time).
 	BuildFunc = engine.BuildFunc
+	// Protocol is what a load speaks (Config.Protocol).
+	Protocol = engine.Protocol
+	// Arrival is how an open loop spaces its intended send times (Config.Arrival).
+	Arrival = engine.Arrival
+	// OpenLoop is what an open loop says about itself (Result.Open).
+	OpenLoop = engine.OpenLoop
 )
 
 // Config.Protocol: what a load speaks.

@@ -16,6 +16,8 @@ import (
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/setting"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // Duration is a time.Duration written in JSON as a Go duration string ("5s", "200ms") or a
@@ -64,18 +66,13 @@ type Extra struct {
 	Connections int    `json:"connections,omitempty"`
 }
 
-// Profile is one profiles/<name>.json.
-type Profile struct {
-	Name        string   `json:"name,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
-	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
-
-	Pairs int `json:"pairs"` // race: AB/BA pairs
+// Method is how every run of a session is measured: the steps of one run and their timing,
+// where the server and the load generator run, and with what. harness/measure reads it as it
+// is; a flag that overrides one of these writes into it directly.
+type Method struct {
 	// Windows per run: 1 measures every run in its own fresh process; more keeps both servers
 	// of a pair alive and measures them in alternating windows (A B B A …), summed per side.
 	Windows  int      `json:"windows"`
-	Rounds   int      `json:"rounds"` // matrix: rounds
 	Warmup   Duration `json:"warmup"`
 	Duration Duration `json:"duration"`
 	Settle   Duration `json:"settle"`   // pause between warm-up and the measured window
@@ -87,9 +84,7 @@ type Profile struct {
 	// succeed, before the timed warm-up (pools filled, statements prepared, caches warm).
 	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 
-	Connections int `json:"connections"`
-	Pipelining  int `json:"pipelining"`
-	Workers     int `json:"workers"` // client workers; capped to the client's CPUs
+	Workers int `json:"workers"` // client workers; capped to the client's CPUs
 	// Loadgen drives the load: "builtin" (bindrace's own client) or "wrk" (HTTP scenarios, whole
 	// seconds), to show that a headline is not one client's artefact.
 	Loadgen string `json:"loadgen"`
@@ -97,6 +92,24 @@ type Profile struct {
 
 	CPUsServer string `json:"cpus_server"` // taskset lists; "" = default split
 	CPUsClient string `json:"cpus_client"`
+}
+
+// Profile is one profiles/<name>.json.
+type Profile struct {
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
+	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
+
+	Pairs int `json:"pairs"` // race, fixed design: AB/BA pairs
+	// Sequential plans the pairs instead: looks after every even pair count, stopping once every
+	// check is decided (stats.SequentialDesign); "pairs" is then left out.
+	Sequential *Sequential `json:"sequential,omitempty"`
+	Rounds     int         `json:"rounds"` // matrix: rounds
+	Method                 // how every run is measured
+
+	Connections int `json:"connections"`
+	Pipelining  int `json:"pipelining"`
 
 	Thresholds session.Thresholds `json:"thresholds"`
 	// Confidence is the family level of the gate: a build raced against itself FAILs at most
@@ -121,16 +134,26 @@ type Profile struct {
 	Path string `json:"-"` // where it was loaded from
 }
 
+// Sequential is a sequential design's budget.
+type Sequential struct {
+	MinPairs int `json:"min_pairs"` // the first look
+	MaxPairs int `json:"max_pairs"` // the last look; with the level it fixes every bound
+	// MaxTime is the whole session's wall-clock budget (0: none): a race stops before a pair it
+	// cannot finish in time, and races after a decided one get the time it left.
+	MaxTime Duration `json:"max_time"`
+}
+
 // Default is the profile values a file leaves out.
 func Default() Profile {
 	return Profile{
-		Scenario: "ping", Pairs: 4, Rounds: 3, Windows: 1,
-		Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
-		Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
-		Connections: 100, Pipelining: 10, Workers: 1,
+		Scenario: "ping", Pairs: 4, Rounds: 3,
+		Method: Method{Windows: 1, Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
+			Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
+			Workers: 1, Loadgen: "builtin"},
+		Connections: 100, Pipelining: 10,
 		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxP50DeltaPct: 25, MaxErrors: 0,
 			CounterMaxGrowthPct: map[string]float64{"instructions": 1}},
-		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3, Loadgen: "builtin",
+		Confidence: 0.95, DecideOn: "rps", CachegrindN: 20000, CachegrindReps: 3,
 	}
 }
 
@@ -215,31 +238,47 @@ func Parse(b []byte) (*Profile, error) {
 	if len(p.Scenarios) > 0 {
 		p.Scenario = ""
 	}
+	if p.Sequential != nil {
+		if bytes.Contains(b, []byte(`"pairs"`)) {
+			return nil, errors.New(`set "pairs" (a fixed design) or "sequential", not both`)
+		}
+		p.Pairs = 0
+	}
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
 	return &p, nil
 }
 
-// Check validates the values.
+// Check validates the values; an error names the setting (setting.Error).
 func (p *Profile) Check() error {
-	switch {
-	case p.Pairs < 1:
-		return fmt.Errorf("pairs must be at least 1 (got %d)", p.Pairs)
-	case p.Windows < 1:
-		return fmt.Errorf("windows must be at least 1 (got %d)", p.Windows)
-	case p.Rounds < 1:
-		return fmt.Errorf("rounds must be at least 1 (got %d)", p.Rounds)
-	case p.Duration <= 0:
-		return fmt.Errorf("duration must be positive (got %s)", p.Duration.D())
-	case p.Connections < 1:
-		return fmt.Errorf("connections must be at least 1 (got %d)", p.Connections)
-	case p.Pipelining < 1:
-		return fmt.Errorf("pipelining must be at least 1 (got %d)", p.Pipelining)
-	case p.Workers < 0 || p.Threads < 0:
-		return errors.New("workers and threads must not be negative")
-	case p.WarmupRequests < 0:
-		return fmt.Errorf("warmup_requests must not be negative (got %d)", p.WarmupRequests)
+	for _, c := range []struct {
+		bad  bool
+		text string
+		v    any
+	}{
+		{p.Sequential == nil && p.Pairs < 1, "{pairs} must be at least 1 (got %v)", p.Pairs},
+		{p.Windows < 1, "{windows} must be at least 1 (got %v)", p.Windows},
+		{p.Rounds < 1, "{rounds} must be at least 1 (got %v)", p.Rounds},
+		{p.Duration <= 0, "{duration} must be positive (got %v)", p.Duration.D()},
+		{p.Warmup < 0, "{warmup} must not be negative (got %v)", p.Warmup.D()},
+		{p.Settle < 0, "{settle} must not be negative (got %v)", p.Settle.D()},
+		{p.Cooldown < 0, "{cooldown} must not be negative (got %v)", p.Cooldown.D()},
+		{p.BusySample < 0, "{busy_sample} must not be negative (got %v)", p.BusySample.D()},
+		{p.Connections < 1, "{connections} must be at least 1 (got %v)", p.Connections},
+		{p.Pipelining < 1, "{pipelining} must be at least 1 (got %v)", p.Pipelining},
+		{p.Workers < 0, "{workers} must not be negative (got %v)", p.Workers},
+		{p.Threads < 0, "{threads} must not be negative (got %v)", p.Threads},
+		{p.WarmupRequests < 0, "{warmup_requests} must not be negative (got %v)", p.WarmupRequests},
+		{p.Confidence < 0.5 || p.Confidence >= 1, "{confidence} must be in [0.5, 1) (got %v)", p.Confidence},
+		{p.DecideOn != "rps" && p.DecideOn != "rps_per_cpu_second", `{decide_on} must be "rps" or "rps_per_cpu_second" (got %q)`, p.DecideOn},
+		{p.Loadgen != "builtin" && p.Loadgen != "wrk", `{loadgen} must be "builtin" or "wrk" (got %q)`, p.Loadgen},
+		{p.CachegrindN < 1, "{cachegrind_n} must be at least 1 (got %v)", p.CachegrindN},
+		{p.CachegrindReps < 1, "{cachegrind_reps} must be at least 1 (got %v)", p.CachegrindReps},
+	} {
+		if c.bad {
+			return setting.Errorf(c.text, c.v)
+		}
 	}
 	if _, err := ParseCounters(p.Counters); err != nil {
 		return err
@@ -247,27 +286,25 @@ func (p *Profile) Check() error {
 	if err := CheckRate(p.Rate, p.RateFraction); err != nil {
 		return err
 	}
-	switch {
-	case p.Confidence < 0.5 || p.Confidence >= 1:
-		return fmt.Errorf("confidence must be in [0.5, 1) (got %g)", p.Confidence)
-	case p.DecideOn != "rps" && p.DecideOn != "rps_per_cpu_second":
-		return fmt.Errorf(`decide_on must be "rps" or "rps_per_cpu_second" (got %q)`, p.DecideOn)
-	case p.Loadgen != "builtin" && p.Loadgen != "wrk":
-		return fmt.Errorf(`loadgen must be "builtin" or "wrk" (got %q)`, p.Loadgen)
-	case p.CachegrindN < 1 || p.CachegrindReps < 1:
-		return fmt.Errorf("cachegrind_n and cachegrind_reps must be at least 1 (got %d, %d)", p.CachegrindN, p.CachegrindReps)
-	}
+	return p.checkRaces()
+}
+
+// checkRaces checks the scenario names and the extra races.
+func (p *Profile) checkRaces() error {
 	for _, s := range p.ScenarioList() {
 		if s == "" {
-			return errors.New("empty scenario name")
+			return setting.Errorf("{scenarios}: empty scenario name")
 		}
+	}
+	if _, err := p.Design(); err != nil {
+		return err
 	}
 	for i, e := range p.ExtraRaces {
 		if e.Scenario == "" {
-			return fmt.Errorf("extra_races[%d]: scenario is required", i)
+			return setting.Errorf("{extra_races}[%d]: scenario is required", i)
 		}
 		if e.Pipelining < 0 || e.Connections < 0 {
-			return fmt.Errorf("extra_races[%d]: negative value", i)
+			return setting.Errorf("{extra_races}[%d]: negative value", i)
 		}
 	}
 	return nil
@@ -289,7 +326,7 @@ func ParseCounters(v string) (map[string]bool, error) {
 		case CountersPerf, CountersCachegrind:
 			out[m] = true
 		default:
-			return nil, fmt.Errorf(`counters: unknown mode %q (want "perf", "cachegrind", both as "perf,cachegrind", or "none")`, m)
+			return nil, setting.Errorf(`{counters}: unknown mode %q (want "perf", "cachegrind", both as "perf,cachegrind", or "none")`, m)
 		}
 	}
 	return out, nil
@@ -314,6 +351,28 @@ func (p *Profile) GateThresholds() session.Thresholds {
 // FallibleChecks is how many statistical checks of this profile can FAIL a release: throughput
 // and p99 in every race. They share the false-FAIL budget 1-Confidence (stats.CheckLevel).
 func (p *Profile) FallibleChecks() int { return 2 * len(p.Races()) }
+
+// Alpha is each statistical check's share of the false-FAIL budget, per direction: the
+// union bound over FallibleChecks gives each (1 - Confidence) / FallibleChecks.
+func (p *Profile) Alpha() float64 { return (1 - p.Confidence) / float64(p.FallibleChecks()) }
+
+// Design is how a race of this profile plans its pairs: Pairs rounded up to even in a fixed
+// design, or the sequential plan. An error says what a sequential budget lacks.
+func (p *Profile) Design() (*session.Design, error) {
+	if p.Sequential == nil {
+		return stats.FixedDesign(p.Pairs+p.Pairs%2, p.Alpha()), nil
+	}
+	sq := p.Sequential
+	if sq.MinPairs < 2 {
+		return nil, setting.Errorf("sequential {min_pairs} must be at least 2 (got %d)", sq.MinPairs)
+	}
+	d, err := stats.SequentialDesign(sq.MinPairs, sq.MaxPairs, p.Alpha())
+	if err != nil {
+		return nil, setting.Errorf("sequential design ({min_pairs} %d, {max_pairs} %d): %v", sq.MinPairs, sq.MaxPairs, err)
+	}
+	d.MaxTimeS = sq.MaxTime.D().Seconds()
+	return d, nil
+}
 
 // ScenarioList is the scenarios a race of this profile covers.
 func (p *Profile) ScenarioList() []string {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,26 +120,78 @@ func TestFileByPath(t *testing.T) {
 	}
 }
 
-// Overrides apply only the fields named in Set (the CLI's flags test, in harness/cmd/bindrace,
-// holds each flag's effect), every threshold always, and re-check the profile.
-func TestOverridesApply(t *testing.T) {
+// The setters write one setting each and name it in their errors; Check then judges the whole
+// profile, naming the field.
+func TestSetters(t *testing.T) {
 	p := Default()
-	o := &Overrides{Set: map[string]bool{"pairs": true}, Pairs: 6, Connections: 7, Thresholds: []string{"-3"}}
-	if err := o.Apply(&p); err != nil {
-		t.Fatal(err)
+	if err := p.SetThreshold("-3"); err != nil || p.Thresholds.MinMedianDeltaPct != -3 {
+		t.Fatalf("threshold: %v, %v", err, p.Thresholds.MinMedianDeltaPct)
 	}
-	if d := Default(); p.Pairs != 6 || p.Connections != d.Connections || p.Thresholds.MinMedianDeltaPct != -3 {
-		t.Errorf("pairs %d (want 6), connections %d (not in Set: want %d), threshold %v (want -3)",
-			p.Pairs, p.Connections, d.Connections, p.Thresholds.MinMedianDeltaPct)
+	if err := p.SetThreshold("counter.instructions=1"); err != nil || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
+		t.Fatalf("counter threshold: %v, %v", err, p.Thresholds.CounterMaxGrowthPct)
 	}
-	for _, bad := range []*Overrides{
-		{Set: map[string]bool{"pairs": true}, Pairs: 0},
-		{Set: map[string]bool{"cooldown": true}, Cooldown: -time.Second},
-		{Thresholds: []string{"p42=1"}},
+	if err := p.SetScenarios("ping, params"); err != nil || len(p.Races()) != 2 || p.Races()[1].Scenario != "params" {
+		t.Fatalf("scenarios: %v, %+v", err, p.Races())
+	}
+	for _, bad := range []func(*Profile) error{
+		func(p *Profile) error { return p.SetThreshold("p42=1") },
+		func(p *Profile) error { return p.SetThreshold("fast") },
+		func(p *Profile) error { return p.SetScenarios(" , ") },
 	} {
 		q := Default()
-		if err := bad.Apply(&q); err == nil {
-			t.Errorf("%+v: accepted", bad)
+		if err := bad(&q); err == nil || !strings.HasPrefix(err.Error(), "threshold") && !strings.HasPrefix(err.Error(), "scenarios") {
+			t.Errorf("%v: want an error naming the setting", err)
 		}
+	}
+	q := Default()
+	q.Cooldown = -Duration(time.Second)
+	if err := q.Check(); err == nil || !strings.HasPrefix(err.Error(), "cooldown must not be negative") {
+		t.Errorf("a negative cooldown: %v", err)
+	}
+}
+
+func TestDesigns(t *testing.T) {
+	p, err := Parse([]byte(`{"sequential": {"min_pairs": 6, "max_pairs": 30, "max_time": "5m"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Design()
+	if err != nil || d.Kind != "sequential" || d.MinPairs != 6 || d.MaxPairs != 30 || d.MaxTimeS != 300 || math.Abs(d.Alpha-0.025) > 1e-12 {
+		t.Errorf("sequential: %+v %v", d, err)
+	}
+	// --pairs always means a fixed design of that many pairs.
+	if err := p.SetPairs(5); err != nil || p.Sequential != nil || p.Pairs != 5 {
+		t.Errorf("--pairs 5 over a sequential profile: %+v %v", p, err)
+	}
+	if d, _ := p.Design(); d.Kind != "fixed" || d.MaxPairs != 6 || d.Looks[0] != 6 {
+		t.Errorf("fixed: %+v", d)
+	}
+	// --max-pairs turns a fixed profile sequential, from the defaults 6..30.
+	q := Default()
+	if err := q.SetMaxPairs(12); err != nil || q.Sequential == nil || q.Sequential.MinPairs != 6 || q.Sequential.MaxPairs != 12 || q.Pairs != 0 {
+		t.Errorf("--max-pairs 12: %+v %v", q.Sequential, err)
+	}
+	for _, c := range []struct {
+		name string
+		set  func(*Profile) error
+		want string
+	}{
+		{"min above max", func(p *Profile) error { p.SetMinPairs(10); p.SetMaxPairs(8); return p.Check() }, "max_pairs 8 is below min_pairs 10"},
+		// Four checks share 5%: 1.25% each way, which unanimous pairs reach at 8.
+		{"too few for the level", func(p *Profile) error {
+			p.SetMaxPairs(6)
+			p.SetMinPairs(2)
+			p.SetScenarios("ping,params")
+			return p.Check()
+		}, "need max_pairs of at least 8"},
+		{"negative time", func(p *Profile) error { return p.SetMaxTime(-Duration(time.Second)) }, "must not be negative"},
+	} {
+		q := Default()
+		if err := c.set(&q); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte(`{"pairs": 6, "sequential": {"min_pairs": 6, "max_pairs": 30}}`)); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("pairs and sequential: %v", err)
 	}
 }

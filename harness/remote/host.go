@@ -1,5 +1,5 @@
 // Package remote runs the harness's servers and load generators on other hosts over OpenSSH:
-// host specs, commands and copies with the system ssh and scp, a per-session directory on each
+// host specs, commands and copies with the system ssh and rsync, a per-session directory on each
 // host, host facts, long-running processes in their own process groups with their CPU and
 // memory use, a common start instant for several load generators, and a Session that tears
 // down everything it started. It takes options structs and returns values; it has no flags.
@@ -160,8 +160,9 @@ func (h Host) String() string {
 	return s
 }
 
-// scpTarget is the host part of an scp operand: user@host, with an IPv6 address in brackets.
-func (h Host) scpTarget() string {
+// rsyncTarget is the host part of an rsync operand: user@host, with an IPv6 address in
+// brackets.
+func (h Host) rsyncTarget() string {
 	s := h.Name
 	if strings.Contains(s, ":") {
 		s = "[" + s + "]"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
-	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // Each host runs the command in its own namespace: it has its own address and none of the others'.
@@ -188,8 +189,8 @@ func TestCopy(t *testing.T) {
 	os.WriteFile(filepath.Join(tree, "dist/new.js"), []byte("new"), 0o644)
 	os.RemoveAll(filepath.Join(tree, "node_modules/other/lib"))
 	res, err = s.Copy(ctx, h, tree, "uws")
-	if err != nil || res.Files != 4 || res.Copied != 2 || res.Skipped != 2 || res.Removed != 2 {
-		t.Errorf("tree update: %+v, %v; want 2 copied, 2 skipped, 2 removed (a file and a directory)", res, err)
+	if err != nil || res.Files != 4 || res.Copied != 2 || res.Skipped != 2 || res.Removed != 5 {
+		t.Errorf("tree update: %+v, %v; want 2 copied, 2 skipped, 5 removed (a file, and a directory of a file and a directory of a file)", res, err)
 	}
 	sameTree(t, tree, res.Path)
 
@@ -198,6 +199,24 @@ func TestCopy(t *testing.T) {
 	}
 	if _, err := s.Copy(ctx, h, bin, "../escape"); err == nil {
 		t.Error("copy outside the session directory accepted")
+	}
+}
+
+// A host without rsync is a requirement not met, named, not a protocol error. (The lab's hosts
+// share this machine's rsync; one that is not found there is put first on their PATH.)
+func TestCopyNeedsRsyncOnHost(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "rsync"), []byte("#!/bin/sh\necho \"sh: 1: exec: rsync: not found\" >&2\nexit 127\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, r := labRunner(t, Options{PathPrepend: []string{bin}})
+	s := labSession(t, r, SessionOptions{})
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, []byte("x"), 0o644)
+	_, err := s.Copy(testContext(t), host(t, l.Server), file, "")
+	if !errors.Is(err, ErrRequirement) || !strings.Contains(err.Error(), "rsync is not installed") || !strings.Contains(err.Error(), l.Server.Addr) {
+		t.Errorf("copy to a host without rsync: %v", err)
 	}
 }
 
@@ -242,8 +261,8 @@ func sameFile(t *testing.T, local, remote string) {
 
 func sameTree(t *testing.T, local, remote string) {
 	t.Helper()
-	want, _, err1 := localTree(local)
-	got, _, err2 := localTree(remote)
+	want, err1 := treeOf(local)
+	got, err2 := treeOf(remote) // the lab's hosts share this machine's filesystem
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
@@ -252,9 +271,43 @@ func sameTree(t *testing.T, local, remote string) {
 	}
 	for p, e := range want {
 		if got[p] != e {
-			t.Errorf("%s/%s = %+v, want %+v", remote, p, got[p], e)
+			t.Errorf("%s/%s = %q, want %q", remote, p, got[p], e)
 		}
 	}
+}
+
+// treeOf describes every entry under root: its kind and mode, and a file's content or a
+// symlink's target.
+func treeOf(root string) (map[string]string, error) {
+	tree := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		desc := fi.Mode().String()
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			desc += " -> " + target
+			if err != nil {
+				return err
+			}
+		case fi.Mode().IsRegular():
+			sum, err := machine.FileSHA256(p)
+			desc += " " + sum
+			if err != nil {
+				return err
+			}
+		}
+		tree[rel] = desc
+		return nil
+	})
+	return tree, err
 }
 
 // A long-running process has its own group; Stop leaves nothing of it, including a child that
@@ -373,6 +426,30 @@ func TestExit(t *testing.T) {
 	}
 }
 
+// A process reads its Stdin (bytes of any kind, quotes and newlines included) and its stdout is
+// its Output; without Stdin it reads /dev/null.
+func TestStdin(t *testing.T) {
+	t.Parallel()
+	l, ctx, s := sessionInLab(t, SessionOptions{})
+	h := host(t, l.Clients[0])
+	in := []byte("{\"config\": 'quoted'}\n$HOME `x`\n\x00\xff end")
+	for _, c := range []struct {
+		stdin []byte
+		want  string
+	}{{in, string(in)}, {nil, ""}} {
+		p, err := s.Start(ctx, h, ProcessSpec{Name: "cat", Argv: []string{"cat"}, Stdin: c.stdin, SeparateStdout: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, err := p.Wait(ctx); code != 0 || err != nil {
+			t.Fatalf("cat: exit %d, %v", code, err)
+		}
+		if out, err := p.Output(ctx); err != nil || string(out) != c.want {
+			t.Errorf("cat read %q, %v; want %q", out, err, c.want)
+		}
+	}
+}
+
 // Usage of a busy process: CPU seconds grow like wall time, the resident set is there, and
 // the figures match what this machine's /proc says about the same pid.
 func TestUsage(t *testing.T) {
@@ -387,7 +464,7 @@ func TestUsage(t *testing.T) {
 	}
 	// CPU seconds grow with a busy loop (however loaded the shared machine is), and never
 	// faster than wall time for this single-threaded one.
-	var u targets.Usage
+	var u procfs.Usage
 	if !eventually(8*time.Second, func() bool {
 		u, err = p.Usage()
 		return err != nil || u.CPUSeconds >= first.CPUSeconds+0.3
@@ -398,12 +475,7 @@ func TestUsage(t *testing.T) {
 	if u.CPUSeconds > elapsed+0.2 || u.RSSBytes <= 0 || u.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("usage %+v after %.2fs", u, elapsed)
 	}
-	stat, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid))
-	status, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid))
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
-	local, err := targets.ParseUsage(string(stat), string(status))
+	local, err := procfs.ReadUsage(p.Pid)
 	if err != nil || local.CPUSeconds < u.CPUSeconds || local.CPUSeconds > u.CPUSeconds+1 || local.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("remote usage %+v, local reading %+v (%v)", u, local, err)
 	}

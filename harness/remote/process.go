@@ -1,16 +1,18 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // ProcessSpec is a long-running command for Session.Start.
@@ -28,6 +30,9 @@ type ProcessSpec struct {
 	// SeparateStdout sends stdout to its own file (Process.Out, read by Output), for a command
 	// whose stdout is a result (a load generator's JSON); otherwise stdout and stderr share Log.
 	SeparateStdout bool
+	// Stdin is what the command reads on its standard input (a load generator's config), kept
+	// in a file beside its log; nil: nothing (end of file at once).
+	Stdin []byte
 }
 
 // Process is a command running on a host in its own process group (its own session, through
@@ -67,7 +72,8 @@ BINDRACE_PROC=@TAGVALUE@; export BINDRACE_PROC
 if ! command -v @ARGV0@ >/dev/null 2>&1; then echo @ARGV0Q@": not found (PATH=$PATH)" >&2; exit 127; fi
 f=@FILE@
 rm -f "$f.pid" "$f.status"
-setsid sh -c '"$@" & echo "$$ $!" >"$0.pid"; wait $!; echo $? >"$0.status"' "$f" @ARGV@ </dev/null @REDIRECT@ &
+cat >"$f.in" || exit 1
+setsid sh -c '"$@" <"$0.in" & echo "$$ $!" >"$0.pid"; wait $!; echo $? >"$0.status"' "$f" @ARGV@ </dev/null @REDIRECT@ &
 i=0
 while [ ! -s "$f.pid" ]; do
   if [ $i -ge 100 ]; then echo "no pid file after 5s" >&2; tail -n 5 @LOG@ >&2; exit 1; fi
@@ -98,31 +104,8 @@ func (s *Session) Start(ctx context.Context, h Host, spec ProcessSpec) (*Process
 	name := fmt.Sprintf("%s-%d", spec.Name, seq)
 	p := &Process{Host: h, Name: name, s: s, tag: processTag(s.ID, seq), file: s.Path(name),
 		Log: s.Path(name + ".log"), ended: make(chan struct{}), endCode: -1}
-	p.Out = p.Log
-	redirect := ">" + Quote(p.Log) + " 2>&1"
-	if spec.SeparateStdout {
-		p.Out = s.Path(name + ".out")
-		redirect = ">" + Quote(p.Out) + " 2>" + Quote(p.Log)
-	}
-	workdir := spec.Dir
-	if workdir == "" {
-		workdir = s.Dir
-	}
-	var exports []string
-	for _, kv := range spec.Env {
-		exports = append(exports, "export "+Quote(kv))
-	}
-	script := fill(startScript,
-		"WORKDIR", Quote(workdir),
-		"TAGVALUE", Quote(strings.TrimPrefix(p.tag, tagVar+"=")),
-		"EXPORTS", strings.Join(exports, "\n"),
-		"ARGV0Q", Quote(spec.Argv[0]),
-		"ARGV0", Quote(spec.Argv[0]),
-		"FILE", Quote(p.file),
-		"ARGV", Command(spec.Argv...),
-		"REDIRECT", redirect,
-		"LOG", Quote(p.Log))
-	out, err := s.run(ctx, h, "start "+name+" ("+abbrev(strings.Join(spec.Argv, " "))+")", script, nil)
+	script, stdin := s.startCommand(spec, p)
+	out, err := s.run(ctx, h, "start "+name+" ("+abbrev(strings.Join(spec.Argv, " "))+")", script, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +131,37 @@ func (s *Session) Start(ctx context.Context, h Host, spec ProcessSpec) (*Process
 		}
 	}()
 	return p, nil
+}
+
+// startCommand is the script that starts spec as p, and what it reads on its own stdin: the
+// command's input, which it saves beside the log for the command to read. (An asynchronous
+// command of a shell script reads /dev/null unless its stdin is redirected, so the command
+// reads the file, not the script's stdin.)
+func (s *Session) startCommand(spec ProcessSpec, p *Process) (string, io.Reader) {
+	p.Out = p.Log
+	redirect := ">" + Quote(p.Log) + " 2>&1"
+	if spec.SeparateStdout {
+		p.Out = s.Path(p.Name + ".out")
+		redirect = ">" + Quote(p.Out) + " 2>" + Quote(p.Log)
+	}
+	workdir := spec.Dir
+	if workdir == "" {
+		workdir = s.Dir
+	}
+	var exports []string
+	for _, kv := range spec.Env {
+		exports = append(exports, "export "+Quote(kv))
+	}
+	return fill(startScript,
+		"WORKDIR", Quote(workdir),
+		"TAGVALUE", Quote(strings.TrimPrefix(p.tag, tagVar+"=")),
+		"EXPORTS", strings.Join(exports, "\n"),
+		"ARGV0Q", Quote(spec.Argv[0]),
+		"ARGV0", Quote(spec.Argv[0]),
+		"FILE", Quote(p.file),
+		"ARGV", Command(spec.Argv...),
+		"REDIRECT", redirect,
+		"LOG", Quote(p.Log)), bytes.NewReader(spec.Stdin)
 }
 
 func (spec ProcessSpec) check() error {
@@ -337,9 +351,9 @@ func (p *Process) Stop() error {
 	return p.stopErr
 }
 
-// Usage reads /proc/<pid>/stat and /proc/<pid>/status on the host, as targets.Server.Usage
-// does locally: CPU seconds (user + system, all threads), RSS now and its peak.
-func (p *Process) Usage() (targets.Usage, error) { return p.UsageOf(p.Pid) }
+// Usage reads /proc/<pid>/stat and /proc/<pid>/status on the host and parses them as
+// procfs.ReadUsage does locally: CPU seconds (user + system, all threads), RSS now and its peak.
+func (p *Process) Usage() (procfs.Usage, error) { return p.UsageOf(p.Pid) }
 
 // LogTail returns the last n lines of the process's log on the host.
 func (p *Process) LogTail(ctx context.Context, n int) (string, error) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,7 +19,7 @@ import (
 
 // Options configure how hosts are reached. The zero value uses the user's own ssh setup.
 type Options struct {
-	// ConfigFile is passed to ssh and scp as -F (so a test or CI job brings its own keys,
+	// ConfigFile is passed to ssh as -F, rsync's too (so a test or CI job brings its own keys,
 	// known_hosts and host settings without touching ~/.ssh); "" uses the user's ~/.ssh/config.
 	ConfigFile string
 	// ConnectTimeout bounds each connection attempt (ssh's ConnectTimeout); 0 means 5 s.
@@ -29,8 +30,9 @@ type Options struct {
 	// CommandTimeout bounds the short commands of methods that take no context (Stop, Usage,
 	// Close); 0 means 30 s.
 	CommandTimeout time.Duration
-	// SSH and SCP are the client binaries; "" means "ssh" and "scp" from PATH.
-	SSH, SCP string
+	// SSH and Rsync are the client binaries; "" means "ssh" and "rsync" from PATH. The hosts
+	// need rsync too (on their PATH).
+	SSH, Rsync string
 	// Node is the node command on the hosts (name or path); "" means "node".
 	Node string
 	// PathPrepend lists directories on the hosts put in front of PATH for every command run
@@ -38,12 +40,12 @@ type Options struct {
 	PathPrepend []string
 }
 
-// Runner runs commands on hosts with the system ssh and copies files with scp.
+// Runner runs commands on hosts with the system ssh and copies files with rsync over it.
 type Runner struct {
 	o Options
 }
 
-// NewRunner checks the options: the config file must exist and ssh and scp must be found.
+// NewRunner checks the options: the config file must exist and ssh and rsync must be found.
 func NewRunner(o Options) (*Runner, error) {
 	if o.ConfigFile != "" {
 		if _, err := os.Stat(o.ConfigFile); err != nil {
@@ -53,10 +55,10 @@ func NewRunner(o Options) (*Runner, error) {
 	o.ConnectTimeout = positiveOr(o.ConnectTimeout, 5*time.Second)
 	o.AliveInterval = positiveOr(o.AliveInterval, 5*time.Second)
 	o.CommandTimeout = positiveOr(o.CommandTimeout, 30*time.Second)
-	o.SSH, o.SCP, o.Node = cmp.Or(o.SSH, "ssh"), cmp.Or(o.SCP, "scp"), cmp.Or(o.Node, "node")
-	for _, bin := range []string{o.SSH, o.SCP} {
+	o.SSH, o.Rsync, o.Node = cmp.Or(o.SSH, "ssh"), cmp.Or(o.Rsync, "rsync"), cmp.Or(o.Node, "node")
+	for _, bin := range []string{o.SSH, o.Rsync} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%s not found (package openssh-client): %w", bin, err)
+			return nil, fmt.Errorf("%s not found (packages openssh-client, rsync): %w", bin, err)
 		}
 	}
 	for _, d := range o.PathPrepend {
@@ -111,8 +113,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Kind }
 
-// sshArgs are the options every ssh invocation gets (and extra ones), ahead of the destination.
+// sshArgs are the options every ssh invocation gets (and extra ones), then the destination.
 func (r *Runner) sshArgs(h Host, extra ...string) []string {
+	return append(r.sshOptions(h, extra...), "--", h.Name)
+}
+
+// sshOptions are the options of sshArgs without the destination: what rsync runs ssh with.
+func (r *Runner) sshOptions(h Host, extra ...string) []string {
 	args := append(r.commonArgs(), extra...)
 	args = append(args, "-T", "-o", "ServerAliveInterval="+seconds(r.o.AliveInterval), "-o", "ServerAliveCountMax=3")
 	if h.Port != 0 {
@@ -121,7 +128,7 @@ func (r *Runner) sshArgs(h Host, extra ...string) []string {
 	if h.User != "" {
 		args = append(args, "-l", h.User)
 	}
-	return append(args, "--", h.Name)
+	return args
 }
 
 func (r *Runner) commonArgs() []string {
@@ -166,7 +173,7 @@ func (r *Runner) run(ctx context.Context, h Host, op, script string, in io.Reade
 	return stdout.Bytes(), err
 }
 
-// exec runs cmd (ssh or scp) and turns a failure into an *Error for h.
+// exec runs cmd (ssh or rsync) and turns a failure into an *Error for h.
 func (r *Runner) exec(ctx context.Context, cmd *exec.Cmd, h Host, op string, stderr *tailBuffer) error {
 	// Its own process group: a Ctrl-C at the terminal reaches the harness, which decides what
 	// ends (through ctx), instead of killing every ssh at once.
@@ -186,8 +193,9 @@ func (r *Runner) exec(ctx context.Context, cmd *exec.Cmd, h Host, op string, std
 	return newError(h, op, ee.ExitCode(), stderr.String())
 }
 
-// newError classifies a failed ssh or scp from its exit status and stderr. ssh exits 255 for
-// its own failures and passes the remote command's status through otherwise.
+// newError classifies a failed ssh or rsync from its exit status and stderr. ssh exits 255 for
+// its own failures and passes the remote command's status through otherwise; rsync exits 255
+// when its ssh did.
 func newError(h Host, op string, code int, stderr string) *Error {
 	e := &Error{Host: h, Op: op, Kind: ErrCommand, ExitCode: code, Detail: lastLines(stderr, 6)}
 	if code != 255 {
@@ -222,18 +230,28 @@ func newError(h Host, op string, code int, stderr string) *Error {
 	return e
 }
 
-// scp copies local files to dir on h. scp (OpenSSH 9, SFTP protocol) writes to the path as
-// given, without a remote shell.
-func (r *Runner) scp(ctx context.Context, h Host, op, local, remotePath string, extra ...string) error {
-	args := append(append(r.commonArgs(), extra...), "-q", "-p")
-	if h.Port != 0 {
-		args = append(args, "-P", strconv.Itoa(h.Port))
+// rsync mirrors src to destPath on h (rsync -rlp --checksum --delete) over ssh run as sshArgs
+// runs it (extra: the session's shared connection), making destPath's parent first, and
+// returns rsync's itemized changes, one "%i %l %n" line each.
+func (r *Runner) rsync(ctx context.Context, h Host, op, src, destPath string, extra ...string) ([]byte, error) {
+	var rsh []string
+	for _, a := range append([]string{r.o.SSH}, r.sshOptions(h, extra...)...) {
+		rsh = append(rsh, "'"+strings.ReplaceAll(a, "'", "''")+"'") // rsync's own quoting of -e
 	}
-	args = append(args, "--", local, h.scpTarget()+":"+remotePath)
-	cmd := exec.CommandContext(ctx, r.o.SCP, args...)
+	args := []string{"-rlp", "--checksum", "--delete", "--out-format=%i %l %n", "-e", strings.Join(rsh, " "),
+		"--rsync-path=" + r.remoteCommand(`mkdir -p "$0" && exec rsync "$@"`) + " " + Quote(path.Dir(path.Clean(destPath))),
+		"--", src, h.rsyncTarget() + ":" + destPath}
+	cmd := exec.CommandContext(ctx, r.o.Rsync, args...)
+	var stdout bytes.Buffer
 	stderr := &tailBuffer{max: 4 << 10}
-	cmd.Stderr = stderr
-	return r.exec(ctx, cmd, h, op, stderr)
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	err := r.exec(ctx, cmd, h, op, stderr)
+	var e *Error
+	if errors.As(err, &e) && e.Kind == ErrCommand && e.ExitCode == 127 {
+		e.Kind, e.ExitCode = ErrRequirement, -1
+		e.Detail = "rsync is not installed there (Debian: apt-get install rsync): " + e.Detail
+	}
+	return stdout.Bytes(), err
 }
 
 // commandContext bounds a call of a method without a context of its own.

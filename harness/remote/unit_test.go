@@ -114,31 +114,20 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-func TestParseRemoteTree(t *testing.T) {
-	sum := strings.Repeat("ab", 32)
-	out := "d\t755\tsub\x00f\t644\tsub/a b.txt\x00l\tlink\x00sub/a b.txt\x00f\t755\tbin\x00x\t0\tfifo\x00" +
-		sum + "  ./sub/a b.txt\x00" + strings.Repeat("cd", 32) + "  ./bin\x00"
-	tree, err := parseRemoteTree([]byte(out))
-	if err != nil {
+// rsync's itemized changes: a file whose content was sent, one whose mode alone was set, a
+// directory, a symlink and deletions; names with spaces.
+func TestItemized(t *testing.T) {
+	out := "<f+++++++++ 350000 bin/server bin\n.f...p..... 12 sub/a b.txt\ncd+++++++++ 4096 sub/\n" +
+		"cL+++++++++ 11 link\n<fc........ 7 x.js\n*deleting   0 old/a b.js\n*deleting   0 old/\n.d..t...... 4096 ./\n"
+	r := CopyResult{Path: "/tmp/d", Files: 5}
+	if err := r.itemized([]byte(out)); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]entry{
-		"sub":         {kind: 'd', mode: "755"},
-		"sub/a b.txt": {kind: 'f', mode: "644", sum: sum},
-		"link":        {kind: 'l', target: "sub/a b.txt"},
-		"bin":         {kind: 'f', mode: "755", sum: strings.Repeat("cd", 32)},
-		"fifo":        {kind: 'x', mode: "0"},
+	if want := (CopyResult{Path: "/tmp/d", Files: 5, Copied: 3, Skipped: 2, Removed: 2, Bytes: 350007}); r != want {
+		t.Errorf("itemized = %+v, want %+v", r, want)
 	}
-	if len(tree) != len(want) {
-		t.Fatalf("tree = %+v", tree)
-	}
-	for p, e := range want {
-		if tree[p] != e {
-			t.Errorf("%s = %+v, want %+v", p, tree[p], e)
-		}
-	}
-	if _, err := parseRemoteTree([]byte("garbage\x00")); err == nil {
-		t.Error("garbage listing accepted")
+	if err := (&CopyResult{}).itemized([]byte("<f+++++++++ many x\n")); err == nil {
+		t.Error("a size that is not a number was read")
 	}
 }
 

@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
 // UsageOf is Usage for pid, a descendant of the process (a server that `bindrace serve`
 // spawned): it carries the process's tag in its environment, so a reused pid is never read.
-func (p *Process) UsageOf(pid int) (targets.Usage, error) {
+func (p *Process) UsageOf(pid int) (procfs.Usage, error) {
 	ctx, cancel := p.s.r.commandContext()
 	defer cancel()
 	script := fill(`grep -qsaF -e @TAG@ /proc/@PID@/environ || exit 3; cat /proc/@PID@/stat; echo @@; cat /proc/@PID@/status`,
@@ -25,13 +25,13 @@ func (p *Process) UsageOf(pid int) (targets.Usage, error) {
 		if errors.As(err, &e) && e.Kind == ErrCommand && e.ExitCode == 3 {
 			e.Detail = "the process has exited"
 		}
-		return targets.Usage{}, err
+		return procfs.Usage{}, err
 	}
 	stat, status, ok := strings.Cut(string(out), "\n@@\n")
 	if !ok {
-		return targets.Usage{}, &Error{Host: p.Host, Op: op, Kind: ErrCommand, ExitCode: -1, Detail: "unexpected output"}
+		return procfs.Usage{}, &Error{Host: p.Host, Op: op, Kind: ErrCommand, ExitCode: -1, Detail: "unexpected output"}
 	}
-	u, err := targets.ParseUsage(stat, status)
+	u, err := procfs.ParseUsage([]byte(stat), []byte(status))
 	if err != nil {
 		return u, &Error{Host: p.Host, Op: op, Kind: ErrCommand, ExitCode: -1, Detail: err.Error()}
 	}

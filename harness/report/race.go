@@ -19,6 +19,7 @@ func raceDocument(sd *sessionDir) document {
 	d := document{Title: fmt.Sprintf("%s vs %s — %s", s.A, s.B, s.Scenario)}
 	raceHeader(&d, s)
 	gateSection(&d, s)
+	designSection(&d, s)
 	valid := pairsSection(&d, sd)
 	dbSection(&d, s)
 	d.h2("Throughput, tails and runtime")

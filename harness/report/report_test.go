@@ -43,7 +43,7 @@ func writeRace(t *testing.T, a string) (string, *session.Summary) {
 		ps = append(ps, p)
 		raw.Runs = append(raw.Runs, p.A, p.B)
 	}
-	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10}, 0.95)
+	s := stats.Summarize(ps, session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10}, stats.FixedDesign(0, (1-0.95)/2))
 	s.FamilyConfidence, s.FallibleChecks = 0.95, 2
 	s.BVersion = "20.30.0"
 	s.Connections, s.Pipelining = 100, 10
@@ -204,7 +204,7 @@ func TestWriteAllAndFailedPair(t *testing.T) {
 	s.Pairs[3].B.Error = "server exited with status 139"
 	s.Pairs[3].B.RPS = 0
 	s.Incomplete = "uws crashed in pair 4"
-	*s = stats.Summarize(s.Pairs, s.Thresholds, 1)
+	*s = stats.Summarize(s.Pairs, s.Thresholds, stats.FixedDesign(0, 0))
 	s.Incomplete = "uws crashed in pair 4"
 	gate.Apply(s, nil)
 	writeJSON(t, filepath.Join(dir, "summary.json"), s)

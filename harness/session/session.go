@@ -7,7 +7,9 @@ import "time"
 
 // SchemaVersion is the version of summary.json's layout. 2: order-statistic intervals at a
 // recorded level (ci_pct, ci_level, paired), machine-readable checks, per-side conditions.
-const SchemaVersion = 2
+// 3: the race's design (fixed or sequential), every look of every check, why the race stopped,
+// client-bound runs at their bound in the throughput interval (saturation_pct).
+const SchemaVersion = 3
 
 // Verdicts and the exit codes the CLI maps them to.
 const (
@@ -37,15 +39,22 @@ type Run struct {
 	ServerCPUPct    float64 `json:"server_cpu_pct"`     // % of one core during the window
 	RPSPerCPUSecond float64 `json:"rps_per_cpu_second"` // responses per server CPU-second
 	ClientBound     bool    `json:"client_bound"`       // server not saturated: the client limited the run
-	RSSMiB          float64 `json:"rss_mib"`            // after warm-up
-	PeakRSSMiB      float64 `json:"peak_rss_mib"`
-	HeapMiB         float64 `json:"heap_mib,omitempty"` // Go or V8 heap, when the target reports it
-	StartupMs       float64 `json:"startup_ms"`         // spawn to first valid response
-	ArtifactBytes   int64   `json:"artifact_bytes"`
-	Threads         int     `json:"threads,omitempty"` // threads the server said it serves with
+	// SaturationPct is the share of the CPU the server was allotted (its CPUs or threads, under
+	// a quota its cap) that it used during the window; since schema 3.
+	SaturationPct float64 `json:"saturation_pct,omitempty"`
+	RSSMiB        float64 `json:"rss_mib"` // after warm-up
+	PeakRSSMiB    float64 `json:"peak_rss_mib"`
+	HeapMiB       float64 `json:"heap_mib,omitempty"` // Go or V8 heap, when the target reports it
+	StartupMs     float64 `json:"startup_ms"`         // spawn to first valid response
+	ArtifactBytes int64   `json:"artifact_bytes"`
+	Threads       int     `json:"threads,omitempty"` // threads the server said it serves with
 	// Windows is each measured window's throughput when the run was measured in several
 	// (interleaved with the other side's); RPS is then their total over their total time.
+	// Windows set aside (PerWindow) are not in it.
 	Windows []float64 `json:"windows,omitempty"`
+	// PerWindow is every measured window of the run, set-aside ones included (sessions before
+	// it have none).
+	PerWindow []Window `json:"per_window,omitempty"`
 
 	// The machine in the second before the run: share of all CPUs' time not idle, and stolen by
 	// the hypervisor (from /proc/stat). A busy or stolen machine measures its neighbours too.
@@ -70,6 +79,17 @@ type Run struct {
 	// HdrHistogram's compressed encoding, base64: kept in raw.json, left out of summary.json.
 	Open *OpenLoop `json:"open_loop,omitempty"`
 	Hist string    `json:"hist,omitempty"`
+}
+
+// Window is one measured window of a run: its throughput, the server's CPU and the share of all
+// CPUs' time the hypervisor stole during it (from /proc/stat at its edges), and why it was set
+// aside with its partner window, when it was: a set-aside window counts in none of the run's
+// figures.
+type Window struct {
+	RPS          float64 `json:"rps"`
+	ServerCPUPct float64 `json:"server_cpu_pct"`
+	StealPct     float64 `json:"steal_pct"`
+	SetAside     string  `json:"set_aside,omitempty"`
 }
 
 // Pair is one AB or BA pair of a race.
@@ -144,6 +164,11 @@ type Paired struct {
 	N          int         `json:"n"`          // pairs behind it
 	MinPct     float64     `json:"min_pct"`
 	MaxPct     float64     `json:"max_pct"`
+	// Looks is the interval at every look of the race's design that its pairs reached (schema
+	// 3); CIPct is the last one's. For throughput (rps), client-bound runs enter each interval
+	// at their bound: BoundedRuns says how many (stats/clientbound.go).
+	Looks       []Look `json:"looks,omitempty"`
+	BoundedRuns int    `json:"bounded_runs,omitempty"`
 }
 
 // Resolution is the smallest regression a race's own noise lets it detect, from the interval of
@@ -170,6 +195,12 @@ type Check struct {
 	Bound      string      `json:"bound"` // "min": delta must stay at or above limit; "max": at or below
 	N          int         `json:"n,omitempty"`
 	Reason     string      `json:"reason"`
+	// Statistical checks (schema 3): every look with what it decided, the pairs at the deciding
+	// look (0: undecided), and for an undecided check about how many pairs would decide it (0:
+	// its deltas lean to neither side of the limit).
+	Looks       []Look `json:"looks,omitempty"`
+	DecidedAt   int    `json:"decided_at,omitempty"`
+	PairsNeeded int    `json:"pairs_needed,omitempty"`
 }
 
 // Summary is summary.json of a race: the verdict and the figures it rests on. Each group of
@@ -179,7 +210,7 @@ type Check struct {
 //     statistics (median/min/max delta, ci_pct, ci_confidence, paired, wins, order_effect_pct,
 //     stats_a/b, runtime), each pair's delta_pct, perf counters (medians per side) and the
 //     warnings about the pairs themselves;
-//   - race (harness/race: describe, counts.go): what was raced and how: a, b, b_version,
+//   - the race kind (harness/kinds: describe, counts.go): what was raced and how: a, b, b_version,
 //     scenario, unit, connections, pipelining, shape, side_a/b, unequal_threads,
 //     family_confidence, fallible_checks, decide_on, counters_mode, counters_unsupported,
 //     cachegrind counters, incomplete, started, finished and the session's own warnings;
@@ -210,6 +241,8 @@ type Summary struct {
 	// Statistics. CILevel is the level every interval was computed at: the profile's family
 	// confidence shared among the checks that can fail (stats.CheckLevel).
 	CILevel          float64           `json:"ci_level"`
+	Design           *Design           `json:"design,omitempty"` // null before schema 3: one look after all pairs
+	Stop             *Stop             `json:"stop,omitempty"`   // why the pairs stopped
 	FamilyConfidence float64           `json:"family_confidence"`
 	FallibleChecks   int               `json:"fallible_checks"` // statistical checks of the whole profile sharing the budget
 	DecideOn         string            `json:"decide_on"`       // "rps" or "rps_per_cpu_second"

@@ -78,8 +78,8 @@ func Percentile(xs []float64, p float64) float64 {
 	return percentileSorted(s, p)
 }
 
-// percentileSorted is Percentile for already sorted input; the bootstrap calls it thousands of
-// times and must not copy.
+// percentileSorted is Percentile for already sorted input (MedianInterval sorts once and reads
+// the median and the order statistics from the same slice).
 func percentileSorted(s []float64, p float64) float64 {
 	if len(s) == 0 {
 		return math.NaN()

@@ -1,6 +1,7 @@
 // Package stats turns measured runs into the figures a race or matrix is judged by: descriptive
-// statistics, per-pair deltas, a bootstrap confidence interval of the median delta, the order
-// effect, and the slot correlation that exposes position bias in a matrix.
+// statistics, per-pair deltas, a distribution-free interval of the median delta (binomial order
+// statistics, at a recorded confidence level: docs/statistics.md), the order effect, and the slot
+// correlation that exposes position bias in a matrix.
 //
 // Descriptive helpers return NaN for input too small to define them (an empty slice has no
 // median), because a made-up zero would read as a measurement. The functions that fill the

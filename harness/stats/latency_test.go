@@ -41,7 +41,7 @@ func TestMergedLatencyIsAllRequests(t *testing.T) {
 		{Index: 3, Order: "BA", A: slow, B: histRun(t, "b", 1000, 200)},
 		{Index: 4, Order: "AB", A: failed, B: histRun(t, "b", 1000, 200)},
 	}
-	s := Summarize(ps, session.Thresholds{}, 0.95)
+	s := Summarize(ps, session.Thresholds{}, FixedDesign(0, (1-0.95)/2))
 	a, b := s.MergedA, s.MergedB
 	if a == nil || b == nil {
 		t.Fatalf("merged %+v %+v", a, b)

@@ -11,18 +11,19 @@ import (
 // Summarize computes a race's statistics from its pairs and returns a Summary with them filled
 // in: Kind, SchemaVersion, A, B, Scenario (from the first pair), Pairs (DeltaPct recomputed for
 // valid pairs so it always agrees with the runs), the paired deltas of throughput, throughput
-// per server CPU-second, p50, p95 and p99 with their order-statistic intervals at level
-// (MedianDeltaPct, CIPct and the Paired map), Wins, OrderEffectPct, StatsA, StatsB, Runtime (the
-// table the reports show), MergedA and MergedB (all requests of a side, from the runs'
-// histograms, which the summary's pairs then leave to raw.json), Thresholds, CILevel,
-// Counters (the median per-response value per side, only when runs carry counters) and Warnings
-// about pairs left out or client-bound runs. The caller fills the rest (shape, sides, verdict).
+// per server CPU-second, p50, p95 and p99 with their order-statistic intervals at every look of
+// design d (MedianDeltaPct, CIPct and the Paired map; client-bound runs enter the throughput
+// interval at their bound), Wins, OrderEffectPct, StatsA, StatsB, Runtime (the table the reports
+// show), MergedA and MergedB (all requests of a side, from the runs' histograms, which the
+// summary's pairs then leave to raw.json), Thresholds, Design, CILevel (1 - 2·alpha), Counters
+// (the median per-response value per side, only when runs carry counters) and Warnings about
+// pairs left out or client-bound runs. The caller fills the rest (shape, sides, verdict).
 //
 // Pair deltas are DeltaPct(A, B): positive means A's figure is higher. The median delta is the
 // median of the per-pair deltas, not the delta of the medians: each pair ran back to back on the
 // same machine state, so its ratio cancels slow drift that the side medians would carry.
-func Summarize(pairs []session.Pair, th session.Thresholds, level float64) session.Summary {
-	s := session.Summary{SchemaVersion: session.SchemaVersion, Kind: "race", Thresholds: th, CILevel: level}
+func Summarize(pairs []session.Pair, th session.Thresholds, d *session.Design) session.Summary {
+	s := session.Summary{SchemaVersion: session.SchemaVersion, Kind: "race", Thresholds: th, Design: d, CILevel: 1 - 2*d.Alpha}
 	s.Pairs = make([]session.Pair, len(pairs))
 	copy(s.Pairs, pairs)
 	if len(pairs) > 0 {
@@ -54,9 +55,12 @@ func Summarize(pairs []session.Pair, th session.Thresholds, level float64) sessi
 
 	s.Paired = map[string]session.Paired{}
 	for _, m := range PairedMetrics {
-		if pd, ok := pairedDelta(s.Pairs, m.Get, level); ok {
+		if pd, ok := pairedDelta(s.Pairs, m.Get, d); ok {
 			s.Paired[m.Name] = pd
 		}
+	}
+	if rps, ok := s.Paired[MetricRPS]; ok {
+		s.Paired[MetricRPS] = boundThroughput(rps, s.Pairs, d)
 	}
 	if rps, ok := s.Paired[MetricRPS]; ok {
 		s.MedianDeltaPct, s.MinDeltaPct, s.MaxDeltaPct = rps.MedianPct, rps.MinPct, rps.MaxPct
@@ -157,9 +161,10 @@ func ThroughputDelta(p session.Pair) float64 {
 	return Median(ds)
 }
 
-// pairedDelta summarises one metric's per-pair deltas (get nil: throughput, ThroughputDelta);
-// false when no pair measured it.
-func pairedDelta(pairs []session.Pair, get func(session.Run) float64, level float64) (session.Paired, bool) {
+// PairDeltas are one metric's per-pair deltas of the valid pairs, in pair order (get nil:
+// throughput, ThroughputDelta). A pair counts for a metric only when both of its runs measured
+// it.
+func PairDeltas(pairs []session.Pair, get func(session.Run) float64) []float64 {
 	var deltas []float64
 	for _, p := range pairs {
 		if !PairValid(p) {
@@ -174,16 +179,50 @@ func pairedDelta(pairs []session.Pair, get func(session.Run) float64, level floa
 			deltas = append(deltas, DeltaPct(a, b))
 		}
 	}
+	return deltas
+}
+
+// pairedDelta summarises one metric's per-pair deltas at the looks of d; false when no pair
+// measured it.
+func pairedDelta(pairs []session.Pair, get func(session.Run) float64, d *session.Design) (session.Paired, bool) {
+	deltas := PairDeltas(pairs, get)
 	if len(deltas) == 0 {
 		return session.Paired{}, false
 	}
-	iv := MedianInterval(deltas, level)
-	pd := session.Paired{MedianPct: iv.Median, Confidence: finite(iv.Confidence), N: iv.N,
-		MinPct: Min(deltas), MaxPct: Max(deltas)}
-	if iv.Bounded() {
-		pd.CIPct = &[2]float64{iv.Lo, iv.Hi}
+	pd := session.Paired{MedianPct: Median(deltas), N: len(deltas), MinPct: Min(deltas), MaxPct: Max(deltas)}
+	pd.Looks = LooksOf(d, deltas)
+	if len(pd.Looks) > 0 {
+		last := pd.Looks[len(pd.Looks)-1]
+		pd.CIPct = last.Interval
+		if last.Interval != nil {
+			pd.Confidence = finite(Coverage(d, last.Pairs))
+		}
 	}
 	return pd, true
+}
+
+// boundThroughput widens the throughput interval at every look to the pessimistic views of
+// clientbound.go: its low end from the deltas with B's client-bound runs at their bound, its
+// high end from those with A's.
+func boundThroughput(pd session.Paired, pairs []session.Pair, d *session.Design) session.Paired {
+	withB, nb := boundedPairs(pairs, "b")
+	withA, na := boundedPairs(pairs, "a")
+	if na+nb == 0 {
+		return pd
+	}
+	lows, highs := LooksOf(d, PairDeltas(withB, nil)), LooksOf(d, PairDeltas(withA, nil))
+	looks := make([]session.Look, len(pd.Looks))
+	for i, l := range pd.Looks {
+		if l.Interval != nil {
+			l.Interval = &[2]float64{lows[i].Interval[0], highs[i].Interval[1]}
+		}
+		looks[i] = l
+	}
+	pd.Looks, pd.BoundedRuns = looks, na+nb
+	if len(looks) > 0 {
+		pd.CIPct = looks[len(looks)-1].Interval
+	}
+	return pd
 }
 
 // medianCounters returns side -> counter -> median per-response value over the runs that carry
@@ -252,4 +291,24 @@ func AppendWarning(ws []string, w string) []string {
 		}
 	}
 	return append(ws, w)
+}
+
+// Redesign gives a summary written before schema 3 its design — one look after all its pairs,
+// at the level it recorded — and recomputes its paired figures at that look from its pairs, so
+// the gate judges an old session by today's rules (client-bound runs at their bound) with the
+// intervals it had.
+func Redesign(s *session.Summary) {
+	if s.Design != nil {
+		return
+	}
+	s.Design = FixedDesign(len(s.Pairs), (1-s.CILevel)/2)
+	for _, m := range PairedMetrics {
+		if pd, ok := pairedDelta(s.Pairs, m.Get, s.Design); ok {
+			s.Paired[m.Name] = pd
+		}
+	}
+	if rps, ok := s.Paired[MetricRPS]; ok {
+		s.Paired[MetricRPS] = boundThroughput(rps, s.Pairs, s.Design)
+		s.CIPct, s.CIConfidence = s.Paired[MetricRPS].CIPct, s.Paired[MetricRPS].Confidence
+	}
 }

@@ -32,7 +32,7 @@ func makePairs() []session.Pair {
 }
 
 func TestSummarizeSeedPage(t *testing.T) {
-	s := Summarize(makePairs(), session.Thresholds{MinMedianDeltaPct: -2}, 0.95)
+	s := Summarize(makePairs(), session.Thresholds{MinMedianDeltaPct: -2}, FixedDesign(0, (1-0.95)/2))
 	if !near(s.MedianDeltaPct, 12.71, 0.01) {
 		t.Errorf("median delta %.3f, want 12.71 as published", s.MedianDeltaPct)
 	}
@@ -81,7 +81,7 @@ func TestSummarizeFailedPairAndCounters(t *testing.T) {
 	for i := range ps {
 		ps[i].A.Counters = map[string]float64{"instructions": 9000 + float64(i)}
 	}
-	s := Summarize(ps, session.Thresholds{}, 0.95)
+	s := Summarize(ps, session.Thresholds{}, FixedDesign(0, (1-0.95)/2))
 	if len(s.Pairs) != 4 {
 		t.Fatal("a failed pair must stay in the session")
 	}
@@ -101,7 +101,7 @@ func TestSummarizeFailedPairAndCounters(t *testing.T) {
 }
 
 func TestSummarizeEmptyIsJSONSafe(t *testing.T) {
-	s := Summarize(nil, session.Thresholds{}, 0.95)
+	s := Summarize(nil, session.Thresholds{}, FixedDesign(0, (1-0.95)/2))
 	if s.CIPct != nil || len(s.Paired) != 0 {
 		t.Errorf("an empty race has an interval: %+v", s)
 	}
@@ -145,11 +145,11 @@ func TestMatrix(t *testing.T) {
 
 func TestBusyWarning(t *testing.T) {
 	ps := makePairs()[:6]
-	if s := Summarize(ps, session.Thresholds{}, 0.95); len(s.Warnings) != 0 {
+	if s := Summarize(ps, session.Thresholds{}, FixedDesign(0, 0.025)); len(s.Warnings) != 0 {
 		t.Errorf("quiet machine warned: %q", s.Warnings)
 	}
 	ps[1].A.BusyPct, ps[4].B.StealPct = 35, 3.5
-	s := Summarize(ps, session.Thresholds{}, 0.95)
+	s := Summarize(ps, session.Thresholds{}, FixedDesign(0, (1-0.95)/2))
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "2 of 12 runs started on a busy machine") || !strings.Contains(s.Warnings[0], "35% of the CPUs busy, 3.5% stolen") {
 		t.Errorf("warnings %q", s.Warnings)
 	}

@@ -2,16 +2,12 @@ package targets
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
 )
-
-// inprocEnv marks a re-run of this executable as a Go target's server (see serve.go's init).
-const inprocEnv = "BINDRACE_INPROC_SERVE"
 
 // command is the argv and extra environment that run the target on port. Every layer execs the
 // next (taskset, valgrind, sh -c 'exec …'), so the spawned pid is the server's own and /proc
@@ -42,17 +38,11 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		}
 		argv = append(wrap, argv...)
 	case KindGo:
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
-		}
-		base, _, _ := splitQuota(t.Name) // a capped target serves as itself
-		argv = []string{exe, "serve", "--target", base, "--port", p}
+		argv = []string{t.binary, "--target", t.base(), "--port", p} // a capped target serves as itself
 		if o.Threads > 0 {
 			argv = append(argv, "--threads", strconv.Itoa(o.Threads))
 		}
 		argv = append(wrap, argv...)
-		env = append(env, inprocEnv+"=1")
 	case KindNode:
 		js, err := t.bundle()
 		if err != nil {

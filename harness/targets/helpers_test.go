@@ -2,7 +2,6 @@ package targets
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
@@ -57,26 +55,6 @@ func startUWS(t *testing.T, o StartOptions) (*Target, *Server) {
 		t.Fatal(err)
 	}
 	return tg, startT(t, tg, o)
-}
-
-// serveGo serves the Go target name on a loopback listener in this process. It returns the
-// address and stop, which cancels the serving and returns what ServeGo returned, or an error if
-// it did not return within 6 s.
-func serveGo(t *testing.T, name string) (addr string, stop func() error) {
-	t.Helper()
-	ln, _ := loopback.Listen(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeGo(ctx, name, ln) }()
-	return ln.Addr().String(), func() error {
-		cancel()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(6 * time.Second):
-			return errors.New("did not return after cancel")
-		}
-	}
 }
 
 // startT starts a target for a test and stops it when the test ends.

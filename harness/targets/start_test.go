@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
@@ -29,8 +30,30 @@ func checkStatus(t *testing.T, addr, method, path string, want int) {
 	}
 }
 
-// TestStartStopGoTarget runs a Go target as a separate process (this test binary re-run via
-// the init hook), samples it, and checks Stop leaves nothing behind.
+// TestGoTargets runs each Go target as its go-server process and verifies every scenario
+// (ws-echo included); unknown paths and methods are 404 and the background routes answer.
+func TestGoTargets(t *testing.T) {
+	for _, name := range []string{"fasthttp", "nethttp"} {
+		t.Run(name, func(t *testing.T) {
+			tg, err := Resolve(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := startT(t, tg, StartOptions{})
+			if err := Verify(context.Background(), name, s.Addr(), scenario.All()); err != nil {
+				t.Errorf("Verify: %v", err)
+			}
+			checkStatus(t, s.Addr(), "GET", "/nope", 404)
+			checkStatus(t, s.Addr(), "GET", "/api/v1/users/7/posts", 200)
+			checkStatus(t, s.Addr(), "GET", "/static/a/b", 200)
+			checkStatus(t, s.Addr(), "DELETE", "/api/v1/users/7", 200)
+			checkStatus(t, s.Addr(), "GET", scenario.WSPath, 400) // not an upgrade request
+		})
+	}
+}
+
+// TestStartStopGoTarget runs a Go target as its go-server process, samples it, and checks
+// Stop leaves nothing behind.
 func TestStartStopGoTarget(t *testing.T) {
 	tg, _ := Resolve("fasthttp")
 	s := startT(t, tg, StartOptions{CPUs: "0"})
@@ -173,9 +196,11 @@ func TestPortInUse(t *testing.T) {
 // when the readiness ping reaches the other process (sleep first), Start sees the port is not
 // its server's and starts it on another port.
 func TestPortTakenWhileStarting(t *testing.T) {
-	foreign, stop := serveGo(t, "nethttp")
-	defer stop()
-	_, p, _ := net.SplitHostPort(foreign)
+	ln, _ := loopback.Listen(t)
+	foreign := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("hi")) })}
+	go foreign.Serve(ln)
+	defer foreign.Close()
+	_, p, _ := net.SplitHostPort(ln.Addr().String())
 	taken, _ := strconv.Atoi(p)
 	srv := writeScript(t, "hi.py", hiServer)
 	for _, cmd := range []string{"python3 " + srv + " {port}", "sh -c 'sleep 1; exec python3 " + srv + " {port}'"} {

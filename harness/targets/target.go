@@ -1,7 +1,6 @@
 // Package targets resolves target names to servers, starts a fresh server process per
 // measurement and stops it without leaving anything behind, samples its CPU and memory, verifies
-// that it serves every scenario correctly, and holds the in-process Go scenario servers
-// (fasthttp, nethttp) and the uws target's TypeScript server (uws/).
+// that it serves every scenario correctly, and holds the uws target's TypeScript server (uws/).
 package targets
 
 import (
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -25,7 +23,7 @@ type Kind string
 
 const (
 	KindBinding Kind = "binding" // bin/binding-server*: Go handlers on the native core
-	KindGo      Kind = "go"      // fasthttp, nethttp: this executable re-run as the server
+	KindGo      Kind = "go"      // fasthttp, nethttp: bin/go-server
 	KindNode    Kind = "node"    // uws: the bundled TypeScript server under node
 	KindCommand Kind = "command" // cmd:<...> and reference: any external server
 )
@@ -37,7 +35,7 @@ type Target struct {
 	Command string // KindCommand: the shell command, "{port}" not yet substituted
 
 	root   string // repo root (binding, node kinds)
-	binary string // KindBinding: the server binary
+	binary string // KindBinding, KindGo: the server binary
 	static bool   // binding-static: routes answered in C++ only
 
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
@@ -73,11 +71,11 @@ func Resolve(name string) (*Target, error) {
 	}
 	switch name {
 	case "fasthttp", "nethttp":
-		return &Target{Name: name, Kind: KindGo}, nil
+		return resolveBinary(name, KindGo, goServerEnv, "go-server", "make build")
 	case "binding", "binding-static":
-		return resolveBinding(name, "binding-server", "make build", name == "binding-static")
+		return resolveBinary(name, KindBinding, "", "binding-server", "make build")
 	case "binding-plain":
-		return resolveBinding(name, "binding-server-plain", "make build-plain", false)
+		return resolveBinary(name, KindBinding, "", "binding-server-plain", "make build-plain")
 	case "uws":
 		return resolveUWS()
 	case "reference":
@@ -96,7 +94,13 @@ func Resolve(name string) (*Target, error) {
 	return nil, fmt.Errorf("unknown target %q (known: %s, cmd:<command with {port}>; any of them@cpuNN caps its CPU time at NN%%)", name, strings.Join(Names(), ", "))
 }
 
-func resolveBinding(name, binary, make string, static bool) (*Target, error) {
+// goServerEnv names a go-server binary to run instead of bin/go-server (tests build their own:
+// harness/internal/testbin).
+const goServerEnv = "BINDRACE_GO_SERVER"
+
+// resolveBinary finds a server binary: $env when set, else in $BINDRACE_BIN, else in the
+// repository's bin/; make is what builds it.
+func resolveBinary(name string, kind Kind, env, binary, make string) (*Target, error) {
 	root, err := machine.RepoRoot()
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
@@ -106,26 +110,22 @@ func resolveBinding(name, binary, make string, static bool) (*Target, error) {
 		dir = d // servers built elsewhere, e.g. a candidate from another checkout
 	}
 	path := filepath.Join(dir, binary)
+	if p := os.Getenv(env); env != "" && p != "" {
+		path = p
+	}
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
 		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
 	}
-	return &Target{Name: name, Kind: KindBinding, root: root, binary: path, static: static}, nil
+	return &Target{Name: name, Kind: kind, root: root, binary: path, static: name == "binding-static"}, nil
 }
 
-// Artifact is what the target ships: the server binary for binding*, this executable for the
-// Go targets (their servers are compiled into it), the esbuild bundle for uws and the command's
-// executable for cmd: targets.
+// Artifact is what the target ships: the server binary for binding* and the Go targets, the
+// esbuild bundle for uws and the command's executable for cmd: targets.
 func (t *Target) Artifact() (string, int64, error) {
 	var path string
 	switch t.Kind {
-	case KindBinding:
+	case KindBinding, KindGo:
 		path = t.binary
-	case KindGo:
-		exe, err := os.Executable()
-		if err != nil {
-			return "", 0, fmt.Errorf("target %s: %w", t.Name, err)
-		}
-		path = exe
 	case KindNode:
 		// The bundle only: the native addon is the upstream's prebuilt, identical for every
 		// uWebSockets.js app, and node itself is not counted either, as a Go binary's libc isn't.
@@ -170,13 +170,15 @@ func (t *Target) Versions() map[string]string {
 			v["manifest."+k] = val
 		}
 	case KindGo:
-		v["go"] = runtime.Version()
+		v["binary"] = t.binary
+		bi, _ := buildinfo.ReadFile(t.binary)
+		v["go"] = goVersion(bi)
 		// The WebSocket library serves ws-echo; its version decides that scenario's behaviour.
-		if t.Name == "fasthttp" {
-			v["fasthttp"] = depVersion("github.com/valyala/fasthttp")
-			v["fasthttp/websocket"] = depVersion("github.com/fasthttp/websocket")
+		if t.base() == "fasthttp" {
+			v["fasthttp"] = depVersion(bi, "github.com/valyala/fasthttp")
+			v["fasthttp/websocket"] = depVersion(bi, "github.com/fasthttp/websocket")
 		} else {
-			v["gorilla/websocket"] = depVersion("github.com/gorilla/websocket")
+			v["gorilla/websocket"] = depVersion(bi, "github.com/gorilla/websocket")
 		}
 	case KindNode:
 		t.nodeVersions(v)
@@ -204,9 +206,13 @@ func (t *Target) Build() (map[string]string, error) {
 		b["kind"] = b["variant"]
 		delete(b, "variant")
 	case KindGo:
-		b["go"] = runtime.Version()
-		if t.Name == "fasthttp" {
-			b["kind"], b["version"] = "go-module", depVersion("github.com/valyala/fasthttp")
+		bi, err := buildinfo.ReadFile(t.binary)
+		if err != nil {
+			return nil, fmt.Errorf("target %s: reading %s's build info: %w", t.Name, t.binary, err)
+		}
+		b["go"] = bi.GoVersion
+		if t.base() == "fasthttp" {
+			b["kind"], b["version"] = "go-module", depVersion(bi, "github.com/valyala/fasthttp")
 		} else {
 			b["kind"] = "go-stdlib"
 		}
@@ -259,10 +265,10 @@ func readManifest(path string) map[string]string {
 	return out
 }
 
-// depVersion is the version of a module linked into this executable. Test binaries carry no
-// dependency list, so the checkout's go.mod, which pins the same version, answers then.
-func depVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
+// depVersion is the version of module path linked into the binary bi describes ("unknown"
+// without build info or the module).
+func depVersion(bi *buildinfo.BuildInfo, path string) string {
+	if bi != nil {
 		for _, d := range bi.Deps {
 			if d.Path == path {
 				if d.Replace != nil {
@@ -271,6 +277,16 @@ func depVersion(path string) string {
 				return d.Version
 			}
 		}
+	}
+	return "unknown"
+}
+
+// linkedVersion is the version of module path linked into this executable. Test binaries carry
+// no dependency list, so the checkout's go.mod, which pins the same version, answers then.
+func linkedVersion(path string) string {
+	bi, _ := debug.ReadBuildInfo()
+	if v := depVersion(bi, path); v != "unknown" {
+		return v
 	}
 	if root, err := machine.RepoRoot(); err == nil {
 		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
@@ -283,4 +299,18 @@ func depVersion(path string) string {
 		}
 	}
 	return "unknown"
+}
+
+// goVersion is the Go version bi's binary was built with ("unknown" without build info).
+func goVersion(bi *buildinfo.BuildInfo) string {
+	if bi == nil {
+		return "unknown"
+	}
+	return bi.GoVersion
+}
+
+// base is the target's name without a CPU cap ("fasthttp@cpu95" serves as fasthttp).
+func (t *Target) base() string {
+	b, _, _ := splitQuota(t.Name)
+	return b
 }

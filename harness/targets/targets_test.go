@@ -81,7 +81,7 @@ func TestCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if argv[0] != "taskset" || !strings.Contains(strings.Join(argv, " "), "serve --target nethttp --port 8080 --threads 2") {
+	if argv[0] != "taskset" || !strings.HasSuffix(strings.Join(argv, " "), "/go-server --target nethttp --port 8080 --threads 2") {
 		t.Errorf("argv = %q", argv)
 	}
 	if !strings.Contains(strings.Join(env, " "), "GOMAXPROCS=2") {

@@ -6,79 +6,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-// Usage is a server process's resource use so far.
-type Usage struct {
-	CPUSeconds   float64 // user + system time of all its threads
-	RSSBytes     int64   // resident set now
-	PeakRSSBytes int64   // high-water mark of the resident set
-}
-
-// clockTicks is USER_HZ, which Linux fixes at 100 for /proc on every architecture we run on.
-const clockTicks = 100
-
-// Usage reads /proc/<pid>/stat (utime, stime: the process's, which sum its threads) and
-// /proc/<pid>/status (VmRSS, VmHWM).
-func (s *Server) Usage() (Usage, error) {
-	var u Usage
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Pid))
+// Usage reads the server's CPU time and memory from /proc.
+func (s *Server) Usage() (procfs.Usage, error) {
+	u, err := procfs.ReadUsage(s.Pid)
 	if err != nil {
 		return u, fmt.Errorf("target %s (pid %d): %w", s.Target, s.Pid, err)
 	}
-	cpu, err := parseStatCPU(string(stat))
-	if err != nil {
-		return u, fmt.Errorf("target %s (pid %d): /proc stat: %w", s.Target, s.Pid, err)
-	}
-	u.CPUSeconds = cpu
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.Pid))
-	if err != nil {
-		return u, fmt.Errorf("target %s (pid %d): %w", s.Target, s.Pid, err)
-	}
-	u.RSSBytes, u.PeakRSSBytes = parseStatusRSS(string(status))
 	return u, nil
-}
-
-// parseStatCPU returns (utime+stime)/CLK_TCK. Fields are counted after the last ')', since the
-// command name in parentheses may itself hold spaces and parentheses.
-func parseStatCPU(stat string) (float64, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("malformed")
-	}
-	f := strings.Fields(stat[i+1:])
-	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
-	if len(f) < 13 {
-		return 0, fmt.Errorf("malformed: %d fields", len(f))
-	}
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("malformed utime/stime")
-	}
-	return float64(ut+st) / clockTicks, nil
-}
-
-func parseStatusRSS(status string) (rss, peak int64) {
-	for _, line := range strings.Split(status, "\n") {
-		key, val, ok := strings.Cut(line, ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
-			continue
-		}
-		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
-		if key == "VmRSS" {
-			rss = kb << 10
-		} else {
-			peak = kb << 10
-		}
-	}
-	return rss, peak
 }
 
 // Info is what a scenario server says about itself on scenario.InfoPath.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,6 +20,9 @@ import (
 // upstreamPackage is the pinned uWebSockets.js build (harness/targets/uws/package.json); builds
 // after 20.30 need glibc 2.38 and Debian 12 has 2.36.
 const upstreamPackage = "@trufflesuite/uws-js-unofficial"
+
+// nodeMajor is the Node version the pinned build runs on, and the bundle's target.
+const nodeMajor = 20
 
 func resolveUWS() (*Target, error) {
 	root, err := machine.RepoRoot()
@@ -62,7 +66,7 @@ func (t *Target) bundle() (string, error) {
 		Bundle:        true,
 		Platform:      api.PlatformNode,
 		Format:        api.FormatCommonJS,
-		Engines:       []api.Engine{{Name: api.EngineNode, Version: "20"}},
+		Engines:       []api.Engine{{Name: api.EngineNode, Version: strconv.Itoa(nodeMajor)}},
 		AbsWorkingDir: t.uwsDir(),
 		External:      []string{upstreamPackage, upstreamPackage + "/*"},
 		LogLevel:      api.LogLevelSilent,
@@ -122,7 +126,7 @@ func (t *Target) nodeVersions(v map[string]string) {
 			v[upstreamPackage] = pkg.Version
 		}
 	}
-	v["esbuild"] = depVersion("github.com/evanw/esbuild")
+	v["esbuild"] = linkedVersion("github.com/evanw/esbuild")
 }
 
 // uwsDBSQL is the scenario statements by name, as a JSON object for the bundle: the uws target

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/gorilla/websocket"
+
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // wsVerifyText is the text message verification sends besides the scenario's binary one:

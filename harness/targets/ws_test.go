@@ -9,30 +9,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/bindrace/bindrace/harness/internal/wstest"
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/gorilla/websocket"
 )
 
 // wsTargets are the targets serving ws-echo today (the binding's WebSocket support comes later).
 var wsTargets = []string{"fasthttp", "nethttp", "uws"}
 
-// serveWST serves target name for a WebSocket test and returns its address: the Go targets in
-// this process, uws as a fresh node process. Without the uws target's node_modules the test is
-// skipped, naming the missing directory.
+// serveWST serves target name for a WebSocket test as a fresh process and returns its address.
+// Without the uws target's node_modules the test is skipped, naming the missing directory.
 func serveWST(t *testing.T, name string) string {
 	t.Helper()
 	if name == "uws" {
 		_, s := startUWS(t, StartOptions{})
 		return s.Addr()
 	}
-	addr, stop := serveGo(t, name)
-	t.Cleanup(func() {
-		if err := stop(); err != nil {
-			t.Errorf("ServeGo(%s): %v", name, err)
-		}
-	})
-	return addr
+	tg, err := Resolve(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startT(t, tg, StartOptions{}).Addr()
 }
 
 // forEachWSTarget runs test as a subtest per target in wsTargets, each served fresh.

@@ -7,14 +7,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/db"
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // addDBFlags registers the database scenarios' flags (race, matrix).
-func addDBFlags(fs *pflag.FlagSet) *race.DBOptions {
-	o := &race.DBOptions{}
-	fs.StringVar(&o.URL, "db-url", "", "database scenarios: an external PostgreSQL (postgres://user:password@host:port/db, a role that may create databases) instead of the private cluster bindrace starts; its resources are not sampled")
+func addDBFlags(fs *pflag.FlagSet) *measure.DBOptions {
+	o := &measure.DBOptions{}
+	fs.StringVar(&o.URL, "db-url", "", "database scenarios: an external PostgreSQL (postgres://user:password@host:port/DB, a role that may create databases) instead of the private cluster bindrace starts; DB is the database the targets use (cloned from DB_template), taken only if it is new, empty or bindrace's own; without DB (or with postgres) bindrace uses its own, bindrace and bindrace_template; its resources are not sampled")
 	fs.Float64Var(&o.Scale, "db-scale", 1, "database scenarios: scale of the data set (1: 100,000 users, 1,000,000 orders, 3,000,000 items; 0.01 for a quick run)")
 	fs.IntVar(&o.Pool, "db-pool", db.DefaultPoolSize, "database scenarios: connections in every target's pool")
 	fs.StringVar(&o.Dir, "db-dir", "", "database scenarios: where the private cluster and its seeded template live (default build/pg, reused between runs)")
@@ -23,11 +23,15 @@ func addDBFlags(fs *pflag.FlagSet) *race.DBOptions {
 }
 
 // openVerifyDB opens the database `bindrace verify` checks the database scenarios against,
-// when scs has one (nil, nil otherwise).
-func openVerifyDB(ctx context.Context, o race.DBOptions, scs []scenario.Scenario, stderr io.Writer) (*race.VerifyDB, error) {
+// when scs has one (nil, nil otherwise): as a race opens it (a private cluster or --db-url,
+// the template, a fresh trial database), its progress lines on stderr.
+func openVerifyDB(ctx context.Context, o measure.DBOptions, scs []scenario.Scenario, stderr io.Writer) (*measure.Database, error) {
 	for _, sc := range scs {
 		if sc.Database != "" {
-			return race.OpenVerifyDB(ctx, o, stderr)
+			if err := o.Check(); err != nil {
+				return nil, err
+			}
+			return measure.OpenDatabase(ctx, o, "", newSessionOutput(stderr).event)
 		}
 	}
 	return nil, nil

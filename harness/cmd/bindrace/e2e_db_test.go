@@ -121,9 +121,9 @@ func TestRaceDBBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"zero scale", []string{"--db-scale", "0"}, "bad flag value --db-scale 0"},
-		{"negative scale", []string{"--db-scale", "-1"}, "bad flag value --db-scale -1"},
-		{"unknown keys", []string{"--keys", "gauss"}, `bad flag value --keys: key distribution "gauss"`},
+		{"zero scale", []string{"--db-scale", "0"}, "--db-scale 0: want 0 < scale <= 100"},
+		{"negative scale", []string{"--db-scale", "-1"}, "--db-scale -1: want 0 < scale <= 100"},
+		{"unknown keys", []string{"--keys", "gauss"}, `--keys: key distribution "gauss"`},
 		{"static target", []string{"--a", "binding-static"}, "binding-static answers in C++ only and has no database routes"},
 		{"interleaved windows", []string{"--windows", "3"}, "one server runs at a time"},
 	}
@@ -181,6 +181,14 @@ func TestRaceDBExternalNotOwned(t *testing.T) {
 	var v string
 	if err := foreign.QueryRow(ctx, "SELECT v FROM precious").Scan(&v); err != nil || v != "mine" {
 		t.Errorf("the foreign database changed: %q, %v", v, err)
+	}
+	foreign.Close(ctx)
+
+	// A URL naming a database that holds something else: exit 2, the database named and left.
+	r = cli(t, 30*time.Second, "race", "--a", "binding", "--b", "fasthttp", "--scenario", "get-user", "--windows", "1",
+		"--db-url", cl.URL(db.DefaultTemplate), "--db-scale", "0.002", "--out", filepath.Join(t.TempDir(), "s"))
+	if r.code != 2 || !strings.Contains(r.stderr, `database "`+db.DefaultTemplate+`" exists, is not empty`) {
+		t.Errorf("--db-url naming a foreign database: exit %d, stderr %q; want 2 and the refusal", r.code, r.stderr)
 	}
 	noLeftovers(t)
 }

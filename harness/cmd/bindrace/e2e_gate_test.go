@@ -55,7 +55,7 @@ func TestEqualThreads(t *testing.T) {
 	}
 
 	// A command target serving with 2 threads against nethttp's 1.
-	two := "cmd:" + bin + " serve --target nethttp --port {port} --threads 2"
+	two := "cmd:" + goServer + " --target nethttp --port {port} --threads 2"
 	r = cli(t, 60*time.Second, raceArgs("--a", two, "--b", "nethttp", "--pairs", "2", "--out", filepath.Join(t.TempDir(), "u"))...)
 	if r.code != 2 || !strings.Contains(r.stderr, "unequal server threads") || !strings.Contains(r.stderr, "--allow-unequal-threads") {
 		t.Errorf("unequal threads: exit %d\n%s", r.code, r.stderr)

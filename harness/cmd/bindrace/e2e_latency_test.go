@@ -83,15 +83,9 @@ func TestRaceAtRate(t *testing.T) {
 	if s.MergedA == nil || s.MergedB == nil || s.MergedA.Runs != 6 || s.MergedA.P99Ms < s.MergedA.P50Ms {
 		t.Errorf("merged %+v %+v", s.MergedA, s.MergedB)
 	}
-	var raw session.Raw
-	b, _ := os.ReadFile(filepath.Join(dir, "raw.json"))
-	if err := json.Unmarshal(b, &raw); err != nil || len(raw.Runs) != 14 {
-		t.Fatalf("raw.json: %v, %d runs (want the 2 maxima and 12 race runs)", err, len(raw.Runs))
-	}
-	for i, run := range raw.Runs {
-		h, err := hdrhistogram.Decode([]byte(run.Hist))
-		if err != nil || h.TotalCount() != run.Responses {
-			t.Errorf("run %d: histogram %v, %v requests against %d responses", i, err, h, run.Responses)
+	for i, run := range rawRuns(t, dir, 14) { // the 2 maxima and 12 race runs
+		if n, err := histCount(run); err != nil || n != run.Responses {
+			t.Errorf("run %d: histogram %v, %d requests against %d responses", i, err, n, run.Responses)
 		}
 		if i >= 2 && (run.Open == nil || run.Open.Rate != rt.RPS || run.Open.SentRPS <= 0) {
 			t.Errorf("run %d: open loop %+v, want the race's rate", i, run.Open)
@@ -171,4 +165,24 @@ func sweepCurves(t *testing.T, page string) {
 	if n := strings.Count(svg, "data-rate="); n != 4 || strings.Count(svg, "<path") != 2 || !strings.Contains(svg, `data-slo="1000"`) {
 		t.Errorf("p99 curve: %d points (want 4), %d curves (want 2), SLO line %v", n, strings.Count(svg, "<path"), strings.Contains(svg, "data-slo"))
 	}
+}
+
+// rawRuns reads the runs of dir's raw.json, which must hold n of them.
+func rawRuns(t *testing.T, dir string, n int) []session.Run {
+	t.Helper()
+	var raw session.Raw
+	b, _ := os.ReadFile(filepath.Join(dir, "raw.json"))
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw.Runs) != n {
+		t.Fatalf("raw.json: %v, %d runs, want %d", err, len(raw.Runs), n)
+	}
+	return raw.Runs
+}
+
+// histCount is how many requests a run's latency histogram holds.
+func histCount(run session.Run) (int64, error) {
+	h, err := hdrhistogram.Decode([]byte(run.Hist))
+	if err != nil {
+		return 0, err
+	}
+	return h.TotalCount(), nil
 }

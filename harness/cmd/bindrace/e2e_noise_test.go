@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/kinds"
 )
 
 // bindrace noise takes a target's variance apart level by level and says what the client saw.
@@ -15,7 +15,7 @@ func TestNoise(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "noise")
 	r := cli(t, 90*time.Second, "noise", "--target", "fasthttp", "--processes", "2", "--windows", "2", "--duration", "3s",
 		"--warmup", "200ms", "--busy-sample", "100ms", "--connections", "20", "--out", dir, "--json")
-	var n race.Noise
+	var n kinds.Noise
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &n) != nil {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -52,7 +52,7 @@ func TestCalibrate(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var cal race.Calibration
+	var cal kinds.Calibration
 	b, _ := os.ReadFile(filepath.Join(dir, "calibration.json"))
 	if err := json.Unmarshal(b, &cal); err != nil || len(cal.Rows) != 2 {
 		t.Fatalf("calibration.json: %v\n%s", err, b)

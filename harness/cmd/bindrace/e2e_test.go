@@ -19,7 +19,8 @@ import (
 	"github.com/bindrace/bindrace/harness/internal/child"
 	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/machine"
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
+	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -27,8 +28,9 @@ import (
 // two, so the whole file stays well under a minute.
 
 var (
-	bin  string // the CLI built for the tests
-	root string // repository root
+	bin      string // the CLI built for the tests
+	goServer string // the Go targets' server built for the tests (harness/cmd/go-server)
+	root     string // repository root
 )
 
 func TestMain(m *testing.M) {
@@ -43,6 +45,10 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the CLI:", err)
+		os.Exit(1)
+	}
+	if goServer, err = testbin.BuildGoServer(tmp); err != nil { // the Go targets' server, beside the CLI
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := lab.Run(m)
@@ -88,8 +94,8 @@ func (r result) decode(t *testing.T, v any) {
 	}
 }
 
-// leftovers lists live processes started from the test's CLI binary (servers of the Go targets
-// and the cmd: targets below all run it).
+// leftovers lists live processes started from the binaries built for the tests: the CLI (the
+// cmd: targets below run it) and the Go targets' go-server, which sit in one directory.
 func leftovers(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -99,7 +105,7 @@ func leftovers(t *testing.T) []string {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(b, []byte(bin)) {
+		if err != nil || !bytes.Contains(b, []byte(filepath.Dir(bin)+"/")) {
 			continue
 		}
 		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
@@ -261,7 +267,7 @@ func TestRaceJSON(t *testing.T) {
 func TestTargetDiesMidRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	// Serves correctly, then its server is killed 1.5 s after start: mid-measurement.
-	dying := fmt.Sprintf("cmd:sh -c '%s serve --target nethttp --port {port} & p=$!; sleep 1.5; kill -9 $p'", bin)
+	dying := fmt.Sprintf("cmd:sh -c '%s --target nethttp --port {port} & p=$!; sleep 1.5; kill -9 $p'", goServer)
 	r := cli(t, 60*time.Second, "race", "--a", dying, "--b", "fasthttp", "--pairs", "2", "--duration", "3s",
 		"--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	if r.code != 2 {
@@ -343,7 +349,7 @@ func TestMatrix(t *testing.T) {
 		"--duration", "500ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	var m session.Matrix // a matrix exits 0 or 2
 	r.decode(t, &m)
-	if m.Seed != 7 || !reflect.DeepEqual(m.Orders, race.MatrixOrders([]string{"fasthttp", "nethttp"}, 2, 7)) {
+	if m.Seed != 7 || !reflect.DeepEqual(m.Orders, kinds.MatrixOrders([]string{"fasthttp", "nethttp"}, 2, 7)) {
 		t.Errorf("orders %v not reproducible from seed %d", m.Orders, m.Seed)
 	}
 	if len(m.Runs) != 4 || len(m.PerTarget) != 2 {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/fleet"
-	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
 // hostFlags are the flags that put a session's server and load generators on other hosts.
@@ -19,7 +18,7 @@ func addHostFlags(fs *pflag.FlagSet) *hostFlags {
 	h := &hostFlags{}
 	fs.StringVar(&h.server, "server-host", "", "run the servers on this host over ssh, [user@]host[:port] (default: here, on loopback); the name must resolve on the client hosts")
 	fs.StringVar(&h.clients, "client-hosts", "", "run one load generator on each of these hosts over ssh, comma-separated (needs --server-host; default: here)")
-	fs.StringVar(&h.sshConfig, "ssh-config", "", "ssh config file for the hosts (passed to ssh and scp as -F)")
+	fs.StringVar(&h.sshConfig, "ssh-config", "", "ssh config file for the hosts (passed to ssh, and rsync's ssh, as -F)")
 	return h
 }
 
@@ -35,11 +34,7 @@ func (h *hostFlags) open(log io.Writer) (*fleet.Fleet, error) {
 	if h.server == "" {
 		return nil, fmt.Errorf("--client-hosts needs --server-host: a local server listens on loopback only")
 	}
-	root, err := machine.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	return fleet.Open(fleet.Options{ServerHost: h.server, ClientHosts: splitList(h.clients), SSHConfig: h.sshConfig, Root: root, Log: log})
+	return fleet.Open(fleet.Options{ServerHost: h.server, ClientHosts: splitList(h.clients), SSHConfig: h.sshConfig, Log: log})
 }
 
 // closeFleet closes f after a session; a host that could not be cleaned up is named and the

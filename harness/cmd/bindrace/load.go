@@ -17,12 +17,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/spf13/pflag"
 )
 
 const loadUsageHTTP = `Usage: bindrace load URL [flags]
+       bindrace load --config FILE|- [--json] [--client-hosts H,…]
 
 Drives HTTP/1.1 load at URL like wrk: a closed loop over --connections connections, each
 with --pipelining requests written in one batch and in flight together. With --rate it is an
@@ -34,6 +36,9 @@ lag) and its CPU; a lag p99 above --lag-tolerance marks the run generator-bound.
 excluded from every figure. URL gives host:port; the request is --scenario's (default ping),
 or a GET of URL's path when it has one and no --scenario is given. A ws:// URL or a WebSocket
 --scenario drives WebSocket echoes instead (bindrace load --scenario ws-echo --help).
+--config reads the whole load as one JSON object instead of the URL and the load flags
+({"addr": "host:port", "requests": ["GET / HTTP/1.1\r\n…"], "connections": 100,
+"duration": "10s", "rate": 1000, …}; - reads it from stdin).
 
 Exit status: 0 done, 2 bad flags or URL, target unreachable, or run incomplete.
 
@@ -117,6 +122,8 @@ type loadFlags struct {
 	method, body              string // HTTP
 	headers                   []string
 	remote                    remoteLoadFlags
+	configFile                string // --config: the whole load as JSON
+	workersGiven              bool   // --workers, or workers in the --config JSON
 }
 
 func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
@@ -141,6 +148,7 @@ func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
 	fs.StringVar(&lf.arrival, "arrival", "uniform", "open loop: how intended send times are spaced, uniform or poisson")
 	fs.Var(&lf.lagTolerance, "lag-tolerance", "open loop: send lag p99 above which the run is marked generator-bound")
 	fs.BoolVar(&lf.json, "json", false, "print one JSON object on stdout and nothing else")
+	fs.StringVar(&lf.configFile, "config", "", "read the whole load from this JSON file (- for stdin), instead of a URL and the load flags")
 	lf.remote.add(fs)
 	fs.Bool("latency", false, "accepted for wrk compatibility; latency is always reported")
 	fs.Lookup("latency").Hidden = true
@@ -166,6 +174,10 @@ func (lf *loadFlags) config() (load.Config, loadSummary, error) {
 	c := lf.cfg
 	var sum loadSummary
 	fs := lf.fs
+	if fs.Changed("config") {
+		return lf.fromConfigFile()
+	}
+	lf.workersGiven = fs.Changed("workers")
 	if fs.NArg() != 1 {
 		return c, sum, fmt.Errorf("want exactly one URL, got %d arguments (see --help)", fs.NArg())
 	}
@@ -198,6 +210,46 @@ func (lf *loadFlags) config() (load.Config, loadSummary, error) {
 	}
 	c, err = c.Normalized()
 	return c, sum, err
+}
+
+// configFlags are the flags that may come with --config: they say how to run and print the
+// load, not what it is.
+var configFlags = map[string]bool{"config": true, "json": true, "start-at": true, "client-hosts": true, "ssh-config": true, "latency": true}
+
+// fromConfigFile reads the whole load from --config (load.DecodeConfig's JSON), normalized the
+// way Run will; a URL or another load flag beside it is an error, so the file says it all.
+func (lf *loadFlags) fromConfigFile() (load.Config, loadSummary, error) {
+	var extra []string
+	lf.fs.Visit(func(f *pflag.Flag) {
+		if !configFlags[f.Name] {
+			extra = append(extra, "--"+f.Name)
+		}
+	})
+	if len(extra) > 0 || lf.fs.NArg() > 0 {
+		return load.Config{}, loadSummary{}, fmt.Errorf("--config gives the whole load: drop %s", strings.Join(append(extra, lf.fs.Args()...), " "))
+	}
+	in := io.Reader(os.Stdin)
+	if lf.configFile != "-" {
+		f, err := os.Open(lf.configFile)
+		if err != nil {
+			return load.Config{}, loadSummary{}, fmt.Errorf("--config: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	c, err := load.DecodeConfig(in)
+	if err != nil {
+		return c, loadSummary{}, fmt.Errorf("--config %s: %w", lf.configFile, err)
+	}
+	lf.workersGiven = c.Workers > 0
+	if c, err = c.Normalized(); err != nil {
+		return c, loadSummary{}, fmt.Errorf("--config %s: %w", lf.configFile, err)
+	}
+	target := "http://" + c.Addr
+	if c.Protocol == load.WebSocket {
+		target = "ws://" + c.Host + c.Path
+	}
+	return c, describeLoad(c, target, ""), nil
 }
 
 // openLoop applies --rate, --arrival and --lag-tolerance: an open loop when --rate is given,
@@ -245,8 +297,7 @@ func (lf *loadFlags) http(c *load.Config) (loadSummary, error) {
 		return loadSummary{}, err
 	}
 	c.Protocol, c.Addr, c.Requests = load.HTTP, addr, [][]byte{req}
-	return loadSummary{Target: u.String(), Unit: "rps", Noun: "requests", Rate: "Requests/sec",
-		Pipeline: fmt.Sprintf("pipelining %d", c.Pipelining)}, nil
+	return describeLoad(*c, u.String(), ""), nil
 }
 
 func (lf *loadFlags) webSocket(c *load.Config) (loadSummary, error) {
@@ -265,10 +316,7 @@ func (lf *loadFlags) webSocket(c *load.Config) (loadSummary, error) {
 		return loadSummary{}, err
 	}
 	c.Protocol, c.Addr, c.Host, c.Path = load.WebSocket, target.Addr, target.Host, target.Path
-	return loadSummary{Target: target.Shown, Unit: load.UnitMessages, Noun: fmt.Sprintf("messages of %d bytes", c.Size),
-		Answers: "messages echoed", Rate: "Messages/sec", Test: sc.Name,
-		Pipeline: fmt.Sprintf("%d messages of %d bytes in flight each", c.Pipelining, c.Size),
-		Scenario: sc.Name, Size: c.Size}, nil
+	return describeLoad(*c, target.Shown, sc.Name), nil
 }
 
 // loadBad prints a `bindrace load` usage error and returns exit status 2.
@@ -283,21 +331,27 @@ func loadBad(stderr io.Writer, format string, a ...any) int {
 func runLoad(stdout, stderr io.Writer, cfg load.Config, sum loadSummary, asJSON bool) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	pl := newProgressLine(stderr, cfg.Warmup, sum.Unit)
+	pl := newLoadProgress(stderr, cfg.Warmup, sum.Unit)
 	res, err := load.Run(ctx, cfg, load.Hooks{Progress: pl.update})
 	pl.done()
 	if res == nil { // nothing measured: bad configuration or the target is unreachable
 		return loadBad(stderr, "%s", strings.TrimPrefix(err.Error(), "load: "))
 	}
+	return printLoad(stdout, stderr, res, cfg, sum, asJSON, err)
+}
+
+// printLoad prints a measured load, the --json object or the human summary, and returns the
+// exit status: 2 when runErr left it incomplete (named on stderr), 0 otherwise.
+func printLoad(stdout, stderr io.Writer, res *load.Result, cfg load.Config, sum loadSummary, asJSON bool, runErr error) int {
 	if asJSON {
-		if werr := writeLoadJSON(stdout, res, cfg, sum, err); werr != nil {
+		if werr := writeLoadJSON(stdout, res, cfg, sum, runErr); werr != nil {
 			return loadBad(stderr, "%v", werr)
 		}
 	} else {
-		writeLoadHuman(stdout, res, cfg, sum, err)
+		writeLoadHuman(stdout, res, cfg, sum, runErr)
 	}
-	if err != nil {
-		return loadBad(stderr, "%s", strings.TrimPrefix(err.Error(), "load: "))
+	if runErr != nil {
+		return loadBad(stderr, "%s", strings.TrimPrefix(runErr.Error(), "load: "))
 	}
 	return 0
 }

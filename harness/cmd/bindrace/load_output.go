@@ -20,75 +20,29 @@ type loadSummary struct {
 	Rate     string // the rate's label: "Requests/sec", "Messages/sec"
 	Test     string // the test's name in the human summary ("ws-echo"); "" for plain HTTP
 	Pipeline string // how much is in flight per connection, e.g. "pipelining 10"
-	// For the JSON object, when not HTTP: the scenario and the message size.
-	Scenario string
-	Size     int
+	Scenario string // for the JSON object, of a WebSocket load
 }
 
-// loadJSON is the `load --json` object: flat, with the figures DESIGN.md names first.
-type loadJSON struct {
-	RPS          float64           `json:"rps"`
-	Responses    int64             `json:"responses"`
-	load.Latency                   // p50_ms to mean_ms, flat in the object
-	Errors       int64             `json:"errors"`
-	ErrorsByKind map[string]int64  `json:"errors_by_kind"`
-	DurationS    float64           `json:"duration_s"`
-	Connections  int               `json:"connections"`
-	Pipelining   int               `json:"pipelining"`
-	Workers      int               `json:"workers"`
-	BytesRead    int64             `json:"bytes_read"`
-	Reconnects   int64             `json:"reconnects"`
-	Count        int64             `json:"count,omitempty"`
-	Incomplete   string            `json:"incomplete,omitempty"` // why the figures do not cover the run asked for
-	Unit         string            `json:"unit,omitempty"`       // what rps counts, when not HTTP responses: "messages/s"
-	Scenario     string            `json:"scenario,omitempty"`   // set for WebSocket loads
-	Size         int               `json:"size,omitempty"`       // message payload bytes, for WebSocket loads
-	Client       *load.ClientStats `json:"client,omitempty"`     // responses per read, batches in flight
-	Hist         string            `json:"hist"`                 // the latency histogram: HdrHistogram's compressed encoding (base64), values in µs
-	HistUnit     string            `json:"hist_unit"`            // "us"
-	*loadOpenJSON
-}
-
-// loadOpenJSON is the open loop's part of the `load --json` object (absent in a closed loop).
-type loadOpenJSON struct {
-	Rate           float64 `json:"rate"` // asked, per second in all
-	Arrival        string  `json:"arrival"`
-	Sent           int64   `json:"sent"`     // in the window
-	SentRPS        float64 `json:"sent_rps"` // achieved
-	LagP50         float64 `json:"lag_p50_ms"`
-	LagP99         float64 `json:"lag_p99_ms"`
-	LagMax         float64 `json:"lag_max_ms"`
-	LagTolerance   float64 `json:"lag_tolerance_ms"`
-	CPUPct         float64 `json:"generator_cpu_pct"`
-	GeneratorBound bool    `json:"generator_bound"` // lag p99 above the tolerance: the figures are the generator's
-}
-
+// writeLoadJSON prints the --json object (load.Output).
 func writeLoadJSON(w io.Writer, res *load.Result, sh load.Config, sum loadSummary, runErr error) error {
-	j := loadJSON{
-		RPS: round(res.RPS, 1), Responses: res.Responses,
-		Latency: res.Latency,
-		Errors:  res.ErrorCount(), ErrorsByKind: res.Errors,
-		DurationS:   round(res.Elapsed.Seconds(), 6),
-		Connections: sh.Connections, Pipelining: sh.Pipelining, Workers: sh.Workers,
-		BytesRead: res.BytesRead, Reconnects: res.Reconnects, Count: sh.Count,
-		Unit: res.Unit, Scenario: sum.Scenario, Size: sum.Size, Client: res.Client,
-	}
-	j.Mean = round(j.Mean, 3)
-	if runErr != nil {
-		j.Incomplete = runErr.Error()
-	}
-	hist, err := res.EncodeHist()
+	out, err := load.NewOutput(res, sh, runErr)
 	if err != nil {
 		return err
 	}
-	j.Hist, j.HistUnit = hist, "us"
-	if o := res.Open; o != nil {
-		j.loadOpenJSON = &loadOpenJSON{Rate: o.Rate, Arrival: o.Arrival, Sent: o.Sent, SentRPS: round(o.SentRate, 1),
-			LagP50: o.Lag.P50, LagP99: o.Lag.P99, LagMax: o.Lag.Max, LagTolerance: float64(o.LagTolerance.Microseconds()) / 1000,
-			CPUPct: round(o.CPUPct, 1), GeneratorBound: o.GeneratorBound}
+	out.Scenario = sum.Scenario
+	return json.NewEncoder(w).Encode(out)
+}
+
+// describeLoad is how the summary names c's load: the target as shown and, for a WebSocket
+// load, its scenario (scen, "" when not known).
+func describeLoad(c load.Config, target, scen string) loadSummary {
+	if c.Protocol == load.WebSocket {
+		return loadSummary{Target: target, Unit: load.UnitMessages, Noun: fmt.Sprintf("messages of %d bytes", c.Size),
+			Answers: "messages echoed", Rate: "Messages/sec", Test: scen,
+			Pipeline: fmt.Sprintf("%d messages of %d bytes in flight each", c.Pipelining, c.Size), Scenario: scen}
 	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(j)
+	return loadSummary{Target: target, Unit: "rps", Noun: "requests", Rate: "Requests/sec",
+		Pipeline: fmt.Sprintf("pipelining %d", c.Pipelining)}
 }
 
 // writeLoadHuman prints a wrk-like summary.
@@ -163,15 +117,4 @@ func bytesIEC(b float64) string {
 		i++
 	}
 	return fmt.Sprintf("%.2f%s", b, units[i])
-}
-
-func round(v float64, digits int) float64 {
-	p := 1.0
-	for range digits {
-		p *= 10
-	}
-	if v < 0 {
-		return -float64(int64(-v*p+0.5)) / p
-	}
-	return float64(int64(v*p+0.5)) / p
 }

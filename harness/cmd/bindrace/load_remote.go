@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/fleet"
-	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/remote"
 )
@@ -26,7 +24,7 @@ type remoteLoadFlags struct {
 
 func (r *remoteLoadFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&r.clients, "client-hosts", "", "run one load generator on each of these hosts, [user@]host[:port] comma-separated, over ssh; the results are merged")
-	fs.StringVar(&r.sshConfig, "ssh-config", "", "ssh config file for --client-hosts (passed to ssh and scp as -F)")
+	fs.StringVar(&r.sshConfig, "ssh-config", "", "ssh config file for --client-hosts (passed to ssh, and rsync's ssh, as -F)")
 	fs.StringVar(&r.startAt, "start-at", "", "start at this instant (RFC 3339, set by a harness starting generators on several hosts)")
 }
 
@@ -51,27 +49,19 @@ func (r *remoteLoadFlags) waitStart() error {
 // result like a local one, each host's figures on stderr. A host that fails is exit 2 naming
 // it; what the others measured is printed and marked incomplete.
 func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum loadSummary) int {
-	if cfg.Count > 0 || lf.rate > 0 {
-		return loadBad(stderr, "--client-hosts drives closed-loop windows only (no --count or --rate)")
+	if cfg.Count > 0 {
+		return loadBad(stderr, "--client-hosts drives windows only (no --count)")
 	}
-	root, err := machine.RepoRoot()
-	if err != nil {
-		return loadBad(stderr, "%v", err)
-	}
-	if !lf.fs.Changed("workers") {
+	if !lf.workersGiven {
 		cfg.Workers = 0 // each host its own default: its CPUs
 	}
-	f, err := fleet.Open(fleet.Options{ClientHosts: splitList(lf.remote.clients), SSHConfig: lf.remote.sshConfig, Root: root, Log: stderr})
+	f, err := fleet.Open(fleet.Options{ClientHosts: splitList(lf.remote.clients), SSHConfig: lf.remote.sshConfig, Log: stderr})
 	if err != nil {
 		return loadBad(stderr, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	url := lf.fs.Arg(0)
-	if !strings.Contains(url, "://") {
-		url = "http://" + url
-	}
-	res, parts, runErr := f.RunLoad(ctx, fleet.Drive{URL: url, Scenario: lf.scen, Config: cfg}, load.Hooks{})
+	res, parts, runErr := f.RunLoad(ctx, fleet.Drive{Config: cfg}, load.Hooks{})
 	if cerr := f.Close(); cerr != nil {
 		runErr = errors.Join(runErr, cerr)
 	}
@@ -81,15 +71,5 @@ func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum
 	if res == nil {
 		return loadBad(stderr, "%v", runErr)
 	}
-	if lf.json {
-		if werr := writeLoadJSON(stdout, res, cfg, sum, runErr); werr != nil {
-			return loadBad(stderr, "%v", werr)
-		}
-	} else {
-		writeLoadHuman(stdout, res, cfg, sum, runErr)
-	}
-	if runErr != nil {
-		return loadBad(stderr, "%v", runErr)
-	}
-	return 0
+	return printLoad(stdout, stderr, res, cfg, sum, lf.json, runErr)
 }

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/bindrace/bindrace/harness/internal/loopback"
 )
 
@@ -175,5 +178,50 @@ func TestLoadCommandOpenLoop(t *testing.T) {
 	code, out, errOut = runCLI(s.addr, "--count", "10", "--json")
 	if code != 0 || strings.Contains(out, "generator_bound") {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// --config reads the whole load from JSON (what a harness sends the generators it starts on
+// other hosts): the same load as the flags would give, the same output.
+func TestLoadCommandConfig(t *testing.T) {
+	s := newPingServer(t)
+	file := filepath.Join(t.TempDir(), "load.json")
+	cfg := `{"addr": "` + s.addr + `", "requests": ["GET / HTTP/1.1\r\nHost: x\r\n\r\n"], "connections": 3,
+		"pipelining": 2, "workers": 1, "count": 300}`
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("--config", file, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	if m["responses"] != 300.0 || m["connections"] != 3.0 || m["pipelining"] != 2.0 || s.requests.Load() != 300 {
+		t.Errorf("server saw %d: %s", s.requests.Load(), out)
+	}
+	code, out, errOut = runCLI("--config", file)
+	if code != 0 || !strings.Contains(out, "Sent 300 requests @ http://"+s.addr) {
+		t.Errorf("human summary: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", file, "-c", "4"}, "--config gives the whole load: drop --connections"},
+		{[]string{"--config", file, "http://" + s.addr}, "drop http://"},
+		{[]string{"--config", filepath.Join(t.TempDir(), "none.json")}, "no such file"},
+	} {
+		if code, _, errOut := runCLI(tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if err := os.WriteFile(file, []byte(`{"addr": "`+s.addr+`", "conections": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI("--config", file); code != 2 || !strings.Contains(errOut, `unknown field "conections"`) {
+		t.Errorf("misspelt field: exit %d, %q", code, errOut)
 	}
 }

@@ -6,9 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -26,7 +27,7 @@ Exit status: 0 done, 2 error (a race that could not finish; what was measured is
 func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("calibrate", stderr)
 	target := fs.String("target", "binding", "target to calibrate")
-	ov := addProfileFlags(fs, "release-linux", false)
+	pf := addProfileFlags(fs, "release-linux", false)
 	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
 	races := fs.Int("races", 3, "races per slowdown")
 	out := fs.String("out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
@@ -43,17 +44,38 @@ func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace calibrate: --races must be at least 1")
 		return 2
 	}
-	ctx, p, _, done, ok := prepare("calibrate", fs, ov, "", stderr)
+	ctx, p, _, done, ok := prepare("calibrate", fs, pf, "", stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(race.ResultsDir(), session.Name(time.Now(), "calibrate", *target))
+		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "calibrate", *target))
 	}
-	return race.Calibrate(ctx, race.CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
-		Out: dir, Stdout: stdout, Stderr: stderr, Command: os.Args})
+	so := newSessionOutput(stderr)
+	cal, err := kinds.Calibrate(ctx, kinds.CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
+		Out: dir, Command: os.Args, Events: so.event})
+	so.done()
+	if err != nil {
+		return fail(stderr, "calibrate", err)
+	}
+	printCalibration(cal, dir, stdout)
+	return 0
+}
+
+// printCalibration prints each slowdown's verdicts and median deltas, and where the file is.
+func printCalibration(cal *kinds.Calibration, dir string, stdout io.Writer) {
+	fmt.Fprintf(stdout, "%-10s %-22s %-40s %s\n", "slowdown", "candidate", "verdicts", "median deltas")
+	for _, r := range cal.Rows {
+		var ds []string
+		for _, d := range r.MedianDeltas {
+			ds = append(ds, fmt.Sprintf("%+.1f%%", d))
+		}
+		fmt.Fprintf(stdout, "%-10s %-22s %-40s %s\n", fmt.Sprintf("%d%%", r.SlowdownPct), r.Candidate,
+			strings.Join(r.Verdicts, " "), strings.Join(ds, " "))
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, "calibration.json"))
 }
 
 const noiseUsage = `Usage: bindrace noise --target T [--profile NAME] [--processes 6] [--windows 6] [--duration 3s] [flags]
@@ -72,7 +94,7 @@ Exit status: 0 done, 2 error.`
 func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("noise", stderr)
 	target := fs.String("target", "binding", "target to measure")
-	ov := addProfileFlags(fs, "release-linux", false)
+	pf := addProfileFlags(fs, "release-linux", false)
 	procs := fs.Int("processes", 6, "fresh server processes")
 	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")
 	out := fs.String("out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
@@ -81,28 +103,33 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
 		return code
 	}
-	ctx, p, logw, done, ok := prepare("noise", fs, ov, *slog, stderr)
+	ctx, p, logw, done, ok := prepare("noise", fs, pf, *slog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	if *procs < 2 || p.Windows < 2 || p.Duration.D() < time.Second {
-		fmt.Fprintln(stderr, "bindrace noise: --processes and --windows must be at least 2, --duration at least 1s")
-		return 2
-	}
 	var wrap []string
 	if *noASLR {
 		wrap = []string{"setarch", "-R"}
 	}
-	n, err := race.MeasureNoise(ctx, race.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Windows: p.Windows,
-		Window: p.Duration.D(), Wrap: wrap, Stderr: stderr, ServerLog: logw})
+	no := kinds.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Wrap: wrap, ServerLog: logw}
+	if err := no.Check(); err != nil {
+		return fail(stderr, "noise", err)
+	}
+	so := newSessionOutput(stderr)
+	no.Events = so.event
+	n, err := kinds.MeasureNoise(ctx, no)
+	so.done()
+	if n == nil {
+		return fail(stderr, "noise", err)
+	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join(race.ResultsDir(), session.Name(time.Now(), "noise", *target))
+		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "noise", *target))
 	}
-	path, werr := race.WriteNoise(dir, n)
+	path, werr := kinds.WriteNoise(dir, n)
 	if err != nil || werr != nil {
-		fmt.Fprintf(stderr, "bindrace noise: %v (what was measured is in %s)\n", errors.Join(err, werr), dir)
+		fmt.Fprintf(stderr, "bindrace noise: %s (what was measured is in %s)\n", flagWords(errors.Join(err, werr)), dir)
 		return 2
 	}
 	if *asJSON {

@@ -1,31 +1,38 @@
 package main
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-func TestProfileFlags(t *testing.T) {
-	p, err := profile.Load("release-linux", "../../../profiles")
-	if err != nil {
-		t.Fatal(err)
-	}
+// parseProfileFlags parses args as race's profile flags over profile name.
+func parseProfileFlags(t *testing.T, name string, args ...string) (*pflag.FlagSet, *profileFlags) {
+	t.Helper()
+	t.Setenv("BINDRACE_PROFILES", "../../../profiles")
 	fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
-	o := addProfileFlags(fs, "quick", false)
-	err = fs.Parse([]string{"--pairs", "3", "--duration", "1s", "--warmup", "0", "--pipelining", "1",
+	pf := addProfileFlags(fs, name, false)
+	addRateFlags(fs, pf)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return fs, pf
+}
+
+func TestProfileFlags(t *testing.T) {
+	fs, pf := parseProfileFlags(t, "release-linux", "--pairs", "3", "--duration", "1s", "--warmup", "0", "--pipelining", "1",
 		"--threshold", "-3", "--threshold", "max_p99_delta_pct=40", "--threshold", "counter.instructions=1",
-		"--cpus-server", "1", "--scenario", "params"})
+		"--cpus-server", "1", "--scenario", "params", "--rate", "5000")
+	p, err := pf.load(fs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := applyProfileFlags(fs, o, p); err != nil {
-		t.Fatal(err)
-	}
-	if p.Pairs != 3 || p.Duration.D() != time.Second || p.Warmup != 0 || p.Pipelining != 1 || p.CPUsServer != "1" {
+	if p.Pairs != 3 || p.Duration.D() != time.Second || p.Warmup != 0 || p.Pipelining != 1 || p.CPUsServer != "1" || p.Rate != 5000 {
 		t.Errorf("overrides: %+v", p)
 	}
 	// Flags not given keep the profile's values.
@@ -41,23 +48,54 @@ func TestProfileFlags(t *testing.T) {
 	}
 }
 
+// A bad value is refused naming the flag when a flag gave it; a bad value of the profile's
+// own, named as the profile's field.
 func TestBadProfileFlagValues(t *testing.T) {
-	for _, args := range [][]string{
-		{"--pairs", "0"},
-		{"--connections", "-1"},
-		{"--threshold", "fast"},
-		{"--threshold", "p42=1"},
-		{"--cooldown", "-1s"},
-		{"--counters", "pmu"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pairs", "0"}, "--pairs must be at least 1 (got 0)"},
+		{[]string{"--connections", "-1"}, "--connections must be at least 1"},
+		{[]string{"--threshold", "fast"}, `--threshold "fast": "fast" is not a number`},
+		{[]string{"--threshold", "p42=1"}, `unknown threshold "p42"`},
+		{[]string{"--cooldown", "-1s"}, "--cooldown must not be negative"},
+		{[]string{"--counters", "pmu"}, `--counters: unknown mode "pmu"`},
+		{[]string{"--rate", "0"}, "--rate must be above 0 requests/s (got 0)"},
+		{[]string{"--rate-fraction", "1.5"}, "--rate-fraction must be in (0, 1] (got 1.5)"},
+		{[]string{"--pairs", "6", "--max-pairs", "20"}, "give one kind"},
+		{[]string{"--min-pairs", "1"}, "--min-pairs must be at least 2 (got 1)"},
 	} {
-		p := profile.Default()
-		fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
-		o := addProfileFlags(fs, "quick", false)
-		if err := fs.Parse(args); err != nil {
-			continue // pflag rejected it already: fine
+		fs, pf := parseProfileFlags(t, "quick", c.args...)
+		_, err := pf.load(fs)
+		if err == nil || !strings.Contains(flagWords(err), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
-		if err := applyProfileFlags(fs, o, &p); err == nil {
-			t.Errorf("%v: accepted", args)
+	}
+	// The profile file's own bad value (windows 0 in a file) is the profile's, not a flag's.
+	fs, pf := parseProfileFlags(t, writeProfile(t, `{"windows": 0}`))
+	if _, err := pf.load(fs); err == nil || !strings.Contains(flagWords(err), "windows must be at least 1") || strings.Contains(flagWords(err), "--windows") {
+		t.Errorf("a profile's bad windows: %v", err)
+	}
+}
+
+func writeProfile(t *testing.T, body string) string {
+	t.Helper()
+	path := t.TempDir() + "/bad.json"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// --scenario's help names every scenario the scenario package has, the database ones too.
+func TestScenarioHelpListsEveryScenario(t *testing.T) {
+	fs := pflag.NewFlagSet("race", pflag.ContinueOnError)
+	addProfileFlags(fs, "quick", false)
+	help := fs.Lookup("scenario").Usage
+	for _, sc := range append(scenario.All(), scenario.DB()...) {
+		if !strings.Contains(help, sc.Name) {
+			t.Errorf("--scenario's help lacks %s: %q", sc.Name, help)
 		}
 	}
 }

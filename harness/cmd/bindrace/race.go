@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/kinds"
+	"github.com/bindrace/bindrace/harness/session"
 )
 
 const raceUsage = `Usage: bindrace race --a TARGET --b TARGET [--profile NAME] [flags]
@@ -15,7 +17,8 @@ profile's gate and writes results/<session>/ (summary.json, raw.json, manifest.j
 summary.md, summary.csv, report.html). The headline verdict is the last line on stdout.
 
 Targets: binding, binding-plain, binding-static, uws, fasthttp, nethttp, cmd:<command with {port}>,
-reference (from $BINDRACE_REFERENCE). Flags given here override the profile.
+reference (from $BINDRACE_REFERENCE). Flags given here override the profile; a profile's value
+a scenario cannot take (windows for the database scenarios) adapts, with a warning.
 
 With --rate R (requests/s in all) or --rate-fraction F (of the LOWER of the two targets'
 closed-loop maxima, measured first in this session at the same pipelining) each run is an open
@@ -33,21 +36,70 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("race", stderr)
 	a := fs.String("a", "", "target A (the candidate)")
 	b := fs.String("b", "", "target B (the reference)")
-	ov := addProfileFlags(fs, defaultProfile, false)
-	lag := addRateFlags(fs, ov)
-	sf := addSessionFlags(fs, "<a>-vs-<b>", "the bootstrap resampling")
+	pf := addProfileFlags(fs, defaultProfile, false)
+	lag := addRateFlags(fs, pf)
+	sf := addSessionFlags(fs, "<a>-vs-<b>", "the race, recorded in its shape (a race draws nothing at random: its pairs alternate AB and BA)")
 	unequal := fs.Bool("allow-unequal-threads", false, "race targets that serve with different (or unknown) thread counts; the headline says so")
 	if code, done := parseNoArgs(fs, "race", raceUsage, args, stdout, stderr); done {
 		return code
 	}
-	if err := lagTolerance(fs, *lag); err != nil {
-		fmt.Fprintf(stderr, "bindrace race: %v\n", err)
-		return 2
+	if err := checkRateFlags(fs, *lag); err != nil {
+		return fail(stderr, "race", err)
 	}
-	return runSession("race", fs, ov, sf, stdout, stderr, func(ctx context.Context, o race.Options) int {
-		o.A, o.B, o.AllowUnequalThreads, o.LagTolerance = *a, *b, *unequal, *lag
-		return race.Race(ctx, o).Exit
+	return runSession("race", fs, pf, sf, stderr, func(ctx context.Context, o kinds.Options, out *sessionOutput) int {
+		o.LagTolerance = *lag
+		res, err := kinds.Race(ctx, kinds.RaceOptions{Options: o, A: *a, B: *b, AllowUnequalThreads: *unequal})
+		out.done()
+		if err != nil {
+			return fail(stderr, "race", err)
+		}
+		printRace(res, sf.json, stdout, stderr)
+		code := gate.ExitCode(res.Verdict)
+		if werr := out.err(res.WriteErr); werr != nil {
+			fmt.Fprintf(stderr, "bindrace race: results incomplete on disk: %v\n", werr)
+			code = 2
+		}
+		return code
 	})
+}
+
+// printRace prints a race's result: summary.json (or a set's index with every summary) with
+// JSON; else the reasons, the resolving power and the warnings on stderr, and the headline last
+// on stdout (a set: each race's headline, then the overall one).
+func printRace(res kinds.RaceResult, asJSON bool, stdout, stderr io.Writer) {
+	if res.Index == nil {
+		s := res.Summaries[0]
+		if asJSON {
+			session.PrintJSON(stdout, s)
+			return
+		}
+		for _, r := range s.Reasons {
+			fmt.Fprintf(stderr, "  %s\n", r)
+		}
+		if r := s.Resolution; r != nil {
+			fmt.Fprintf(stderr, "  resolving power: ±%.1f%% on %s (the interval's half-width over %d pairs); a regression beyond %.1f%% FAILs at the threshold\n",
+				r.HalfWidthPct, r.Metric, s.Paired[r.Metric].N, r.DetectablePct)
+		}
+		printWarnings(stderr, s.Warnings)
+		fmt.Fprintf(stderr, "results: %s\n", res.Dir)
+		fmt.Fprintln(stdout, s.Headline)
+		return
+	}
+	if asJSON {
+		session.PrintJSON(stdout, raceSetJSON{Index: *res.Index, Summaries: res.Summaries})
+		return
+	}
+	for i, s := range res.Summaries {
+		fmt.Fprintf(stdout, "%s: %s\n", res.Index.Sessions[i].Name, s.Headline)
+	}
+	fmt.Fprintf(stderr, "results: %s\n", res.Dir)
+	fmt.Fprintln(stdout, res.Index.Headline)
+}
+
+// raceSetJSON is what race --json prints for a race set: the index with every summary.
+type raceSetJSON struct {
+	session.Index
+	Summaries []*session.Summary `json:"summaries"`
 }
 
 const matrixUsage = `Usage: bindrace matrix --targets T1,T2,... [--rounds R] [--seed S] [--profile NAME] [flags]
@@ -62,18 +114,20 @@ Exit status: 0 done, 2 error or incomplete session.`
 func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("matrix", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
-	ov := addProfileFlags(fs, defaultProfile, true)
+	pf := addProfileFlags(fs, defaultProfile, true)
 	sf := addSessionFlags(fs, "matrix-<targets>", "the shuffled orders")
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {
 		return code
 	}
 	names := splitList(*list)
-	if len(names) < 2 {
-		fmt.Fprintln(stderr, "bindrace matrix: --targets needs at least two targets, e.g. --targets binding,uws,fasthttp")
-		return 2
-	}
-	return runSession("matrix", fs, ov, sf, stdout, stderr, func(ctx context.Context, o race.Options) int {
-		o.Targets = names
-		return race.Matrix(ctx, o)
+	return runSession("matrix", fs, pf, sf, stderr, func(ctx context.Context, o kinds.Options, out *sessionOutput) int {
+		res, err := kinds.Matrix(ctx, kinds.MatrixOptions{Options: o, Targets: names})
+		out.done()
+		if err != nil {
+			return fail(stderr, "matrix", err)
+		}
+		return finishSession("matrix", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, sf.json, stdout, stderr, func() {
+			printMatrix(res, stdout, stderr)
+		})
 	})
 }

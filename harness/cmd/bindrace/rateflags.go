@@ -9,12 +9,20 @@ import (
 	"github.com/bindrace/bindrace/harness/profile"
 )
 
-// addRateFlags registers race's open-loop flags on fs, writing into o, and returns the lag
-// tolerance's flag value.
-func addRateFlags(fs *pflag.FlagSet, o *profile.Overrides) *time.Duration {
-	fs.Float64Var(&o.Rate, "rate", 0, "open loop: offer both sides this many requests/s in all; the gate then judges p50 and p99 (default: the profile's, else a closed loop)")
-	fs.Float64Var(&o.RateFraction, "rate-fraction", 0, "open loop: offer both sides this fraction, in (0, 1], of the lower of their closed-loop maxima (measured first, same pipelining)")
+// addRateFlags registers race's open-loop flags on fs, written into the profile by pf, and
+// returns the lag tolerance's flag value.
+func addRateFlags(fs *pflag.FlagSet, pf *profileFlags) *time.Duration {
+	setter(pf, fs, "rate", "float", "open loop: offer both sides this many requests/s in all; the gate then judges p50 and p99 (default: the profile's, else a closed loop)", parseFloat, (*profile.Profile).SetRate)
+	setter(pf, fs, "rate-fraction", "float", "open loop: offer both sides this fraction, in (0, 1], of the lower of their closed-loop maxima (measured first, same pipelining)", parseFloat, (*profile.Profile).SetRateFraction)
 	return addLagFlag(fs)
+}
+
+// checkRateFlags refuses --rate and --rate-fraction together, and a --lag-tolerance not above 0.
+func checkRateFlags(fs *pflag.FlagSet, lag time.Duration) error {
+	if fs.Changed("rate") && fs.Changed("rate-fraction") {
+		return fmt.Errorf("--rate and --rate-fraction: give one, not both")
+	}
+	return lagTolerance(fs, lag)
 }
 
 // addLagFlag registers --lag-tolerance (race and sweep).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/remote/netnstest"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // These tests race across real hosts: network namespaces on this machine (a server and two
@@ -77,6 +78,43 @@ func TestRaceAcrossHosts(t *testing.T) {
 	noneLeftInLab(t, l)
 }
 
+// A race at a rate across hosts is the open-loop race a local one is: each client host sends
+// its share of the rate, and every run has the open loop's figures (the rate asked in all, sent
+// rate, send lag) and a latency histogram merged from the hosts'. Side a is a capped target,
+// which runs on the server host from the binary its base target names.
+func TestRaceAtRateAcrossHosts(t *testing.T) {
+	l := lab.Get(t)
+	if _, err := os.Stat(filepath.Join(root, "bin", "binding-server")); err != nil {
+		t.Fatal("bin/binding-server not built: make test builds it; run make build")
+	}
+	dir := filepath.Join(t.TempDir(), "race")
+	r := cli(t, 120*time.Second, "race", "--a", "binding@cpu95", "--b", "fasthttp", "--rate", "2000", "--connections", "8",
+		"--pipelining", "1", "--server-host", l.Server.Spec, "--client-hosts", l.Clients[0].Spec+","+l.Clients[1].Spec,
+		"--ssh-config", l.ConfigFile, "--pairs", "2", "--windows", "1", "--duration", "1s", "--warmup", "200ms", "--settle", "0",
+		"--cooldown", "0", "--busy-sample", "0", "--out", dir, "--json")
+	var s session.Summary
+	r.decode(t, &s)
+	var metrics []string
+	for _, c := range s.Checks {
+		metrics = append(metrics, c.Metric)
+	}
+	if s.Rate == nil || s.Rate.RPS != 2000 || strings.Join(metrics, ",") != "p50_ms,p99_ms,errors" || s.MergedA == nil || s.MergedB == nil {
+		t.Errorf("rate %+v, checks %v, merged %+v %+v: want an open-loop race at 2000/s", s.Rate, metrics, s.MergedA, s.MergedB)
+	}
+	for i, run := range rawRuns(t, dir, 4) {
+		if n, err := histCount(run); err != nil || n != run.Responses || n == 0 || run.Error != "" {
+			t.Errorf("run %d (%s): histogram %v of %d values for %d responses, error %q", i, run.Target, err, n, run.Responses, run.Error)
+		}
+		if o := run.Open; o == nil || o.Rate != 2000 || o.SentRPS <= 0 || o.LagP99Ms <= 0 {
+			t.Errorf("run %d (%s): open loop %+v, want the 2000/s asked of both hosts together, what they sent and their send lag", i, run.Target, run.Open)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.stderr)
+	}
+	noneLeftInLab(t, l)
+}
+
 func TestRaceHostFaults(t *testing.T) {
 	l := lab.Get(t)
 	refused, err := l.RefusedConfig("stranger")
@@ -112,21 +150,35 @@ func TestLoadFromHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	m := regexp.MustCompile(`listening on :(\d+)`).FindStringSubmatch(line)
-	if err != nil || m == nil {
-		t.Fatalf("server: %q, %v", line, err)
+	line, err := bufio.NewReader(out).ReadBytes('\n')
+	ready, ok, perr := targets.ParseReady(line)
+	if err != nil || !ok || perr != nil {
+		t.Fatalf("server: %q, %v %v", line, err, perr)
 	}
-	url := "http://" + l.Gateway + ":" + m[1]
-	r := cli(t, 60*time.Second, "load", url, "--client-hosts", l.Clients[0].Spec+","+l.Clients[1].Spec, "--ssh-config", l.ConfigFile,
-		"--connections", "10", "--duration", "500ms", "--warmup", "200ms", "--json")
+	url := "http://" + l.Gateway + ":" + strconv.Itoa(ready.Port)
+	for _, rate := range []string{"", "1000"} {
+		args := []string{"load", url, "--client-hosts", l.Clients[0].Spec + "," + l.Clients[1].Spec, "--ssh-config", l.ConfigFile,
+			"--connections", "10", "--duration", "500ms", "--warmup", "200ms", "--json"}
+		if rate != "" {
+			args = append(args, "--rate", rate)
+		}
+		checkMergedLoad(t, l, rate, cli(t, 60*time.Second, args...))
+	}
+	noneLeftInLab(t, l)
+}
+
+// checkMergedLoad checks that the merged figures of a load from the lab's clients add up to
+// the hosts' own, and, at a rate, that the hosts' shares add up to it.
+func checkMergedLoad(t *testing.T, l *netnstest.Lab, rate string, r result) {
+	t.Helper()
 	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		t.Fatalf("rate %q: exit %d\n%s", rate, r.code, r.stderr)
 	}
 	var merged struct {
 		Responses int64   `json:"responses"`
-		RPS       float64 `json:"rps"`
 		Hist      string  `json:"hist"`
+		Rate      float64 `json:"rate"`
+		LagHist   string  `json:"lag_hist"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &merged); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, r.stdout)
@@ -141,9 +193,11 @@ func TestLoadFromHosts(t *testing.T) {
 		sum += n
 	}
 	if merged.Responses == 0 || merged.Responses != sum || merged.Hist == "" {
-		t.Errorf("merged %d responses, hosts %d in all, hist %d bytes", merged.Responses, sum, len(merged.Hist))
+		t.Errorf("rate %q: merged %d responses, hosts %d in all, hist %d bytes", rate, merged.Responses, sum, len(merged.Hist))
 	}
-	noneLeftInLab(t, l)
+	if open := rate != ""; open != (merged.LagHist != "") || (open && strconv.FormatFloat(merged.Rate, 'f', -1, 64) != rate) {
+		t.Errorf("rate %q: merged rate %v, send-lag histogram %d bytes", rate, merged.Rate, len(merged.LagHist))
+	}
 }
 
 func tailLines(s string, n int) string {

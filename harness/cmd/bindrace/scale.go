@@ -8,8 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/bindrace/bindrace/harness/profile"
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/kinds"
 )
 
 const scaleUsage = `Usage: bindrace scale --targets T1,T2,... --threads 1,2,4,... [--rounds R] [--profile NAME] [flags]
@@ -33,7 +32,7 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("scale", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
 	threads := fs.String("threads", "", "comma-separated server thread counts, e.g. 1,2,4")
-	ov := addScaleFlags(fs)
+	pf := addScaleFlags(fs)
 	var of outputFlags
 	of.register(fs, "scale-<targets>")
 	if code, done := parseNoArgs(fs, "scale", scaleUsage, args, stdout, stderr); done {
@@ -42,24 +41,29 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	names := splitList(*list)
 	counts, err := parseThreads(*threads)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace scale: %v\n", err)
-		return 2
+		return fail(stderr, "scale", err)
 	}
-	ctx, p, logw, done, ok := prepare("scale", fs, ov, of.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare("scale", fs, pf, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	o := race.ScaleOptions{Threads: counts, Options: of.options(p, logw, stdout, stderr)}
-	o.Targets = names
-	return race.Scale(ctx, o)
+	o, out := of.options(fs, p, logw, stderr)
+	res, err := kinds.Scale(ctx, kinds.ScaleOptions{Options: o, Targets: names, Threads: counts})
+	out.done()
+	if err != nil {
+		return fail(stderr, "scale", err)
+	}
+	return finishSession("scale", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, of.json, stdout, stderr, func() {
+		printScale(res, stdout, stderr)
+	})
 }
 
 // addScaleFlags registers the profile flags a scale takes: the matrix's, less --threads (a
 // list here) and the gate's.
-func addScaleFlags(fs *pflag.FlagSet) *profile.Overrides {
+func addScaleFlags(fs *pflag.FlagSet) *profileFlags {
 	all := newFlagSet("scale", io.Discard)
-	ov := addProfileFlags(all, defaultProfile, true)
+	pf := addProfileFlags(all, defaultProfile, true)
 	skip := map[string]bool{"threads": true, "threshold": true, "counters": true, "cachegrind-n": true,
 		"cachegrind-reps": true, "decide-on": true, "confidence": true}
 	all.VisitAll(func(f *pflag.Flag) {
@@ -67,7 +71,7 @@ func addScaleFlags(fs *pflag.FlagSet) *profile.Overrides {
 			fs.AddFlag(f)
 		}
 	})
-	return ov
+	return pf
 }
 
 func splitList(s string) []string {
@@ -80,7 +84,7 @@ func splitList(s string) []string {
 	return out
 }
 
-// parseThreads parses --threads; race.CheckScale checks the counts.
+// parseThreads parses --threads; kinds.CheckScale checks the counts.
 func parseThreads(s string) ([]int, error) {
 	var out []int
 	for _, part := range splitList(s) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,10 +14,12 @@ import (
 )
 
 // serveCommand is `bindrace serve --target T --port P [--threads N]`: one target's scenario
-// server in the foreground until SIGTERM or SIGINT, then a graceful shutdown and exit 0.
+// server in the foreground until SIGTERM or SIGINT, then a graceful shutdown and exit 0. Once
+// it listens, stdout gets one JSON line (targets.Ready: target, port, pid, started_ms).
 func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newServerFlagSet("serve", "Usage: bindrace serve --target T --port P [--threads N]\n\n"+
-		"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n\n", stderr)
+		"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n"+
+		"Once it listens, stdout gets one JSON line: {\"target\", \"port\", \"pid\", \"started_ms\"}.\n\n", stderr)
 	target := fs.StringP("target", "t", "", "target to serve: "+targets.TargetHelp())
 	port := fs.IntP("port", "p", 0, "TCP port to listen on (0: a free one, printed)")
 	threads := fs.Int("threads", 0, "server threads: event loops for binding, GOMAXPROCS for fasthttp/nethttp (0: default)")
@@ -44,15 +45,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
-	err = targets.Serve(ctx, t, targets.ServeOptions{Port: *port, Threads: *threads, Log: stderr,
-		Listening: func(port, pid int, startup time.Duration) {
-			if startup == 0 {
-				fmt.Fprintf(stdout, "bindrace serve: %s listening on :%d (pid %d)\n", t.Name, port, pid)
-				return
-			}
-			fmt.Fprintf(stdout, "bindrace serve: %s listening on :%d (pid %d, started in %s)\n",
-				t.Name, port, pid, startup.Round(time.Millisecond))
-		}})
+	err = targets.Serve(ctx, t, targets.ServeOptions{Port: *port, Threads: *threads, Log: stderr, Ready: stdout})
 	if err != nil {
 		fmt.Fprintln(stderr, "bindrace serve:", err)
 		return 2
@@ -130,8 +123,7 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	dbv, err := openVerifyDB(ctx, *dbo, scs, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "bindrace verify:", err)
-		return 2
+		return fail(stderr, "verify", err)
 	}
 	var dv targets.VerifyDatabase // nil unless a database scenario is checked
 	if dbv != nil {

@@ -43,8 +43,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	regated, verdict, err := gate.Regate(fs.Arg(0), ths, *baseline)
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace gate: %v\n", err)
-		return 2
+		return fail(stderr, "gate", err)
 	}
 	if *asJSON {
 		if len(regated) == 1 {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/bindrace/bindrace/harness/race"
+	"github.com/bindrace/bindrace/harness/kinds"
 )
 
 const sweepUsage = `Usage: bindrace sweep --targets T1,T2 (--rates a,b,c | --fractions 0.25,0.5,0.75,0.9) [--slo 1ms] [flags]
@@ -29,17 +29,15 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	fractions := fs.Float64Slice("fractions", nil, "fractions in (0, 1] of each target's closed-loop maximum, comma-separated")
 	slo := fs.Duration("slo", 0, "latency objective for p99, e.g. 1ms: report the highest rate that keeps p99 under it")
 	lag := addLagFlag(fs)
-	ov := addProfileFlags(fs, defaultProfile, true)
+	pf := addProfileFlags(fs, defaultProfile, true)
 	fs.MarkHidden("rounds")
 	var of outputFlags
 	of.register(fs, "sweep-<targets>")
 	if code, done := parseNoArgs(fs, "sweep", sweepUsage, args, stdout, stderr); done {
 		return code
 	}
-	targets := splitList(*list)
-	o := race.SweepOptions{Rates: *rates, Fractions: *fractions, SLO: *slo}
-	o.Targets = targets
-	err := o.Check()
+	so := kinds.SweepOptions{Targets: splitList(*list), Rates: *rates, Fractions: *fractions, SLO: *slo}
+	err := so.Check()
 	if err == nil && fs.Changed("slo") && *slo <= 0 {
 		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
 	}
@@ -47,18 +45,25 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 		err = lagTolerance(fs, *lag)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "bindrace sweep: %v\n", err)
-		return 2
+		return fail(stderr, "sweep", err)
 	}
 	if !fs.Changed("pipelining") {
 		fs.Set("pipelining", "1") // an open loop's default: one request in flight per connection
 	}
-	ctx, p, logw, done, ok := prepare("sweep", fs, ov, of.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare("sweep", fs, pf, of.serverLog, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	o.Options = of.options(p, logw, stdout, stderr) // the options of every session command
-	o.Targets, o.LagTolerance = targets, *lag
-	return race.Sweep(ctx, o)
+	var out *sessionOutput
+	so.Options, out = of.options(fs, p, logw, stderr) // the options of every session command
+	so.LagTolerance = *lag
+	res, err := kinds.Sweep(ctx, so)
+	out.done()
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	return finishSession("sweep", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, of.json, stdout, stderr, func() {
+		printSweep(res, stdout, stderr)
+	})
 }

@@ -19,7 +19,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -125,14 +124,15 @@ type Result struct {
 // shows in their latency); when its p99 is above the tolerance, the generator did not keep to
 // the schedule and the run measured the generator, not the server.
 type OpenLoop struct {
-	Rate           float64       `json:"rate"` // asked, requests per second in all
-	Arrival        string        `json:"arrival"`
-	Sent           int64         `json:"sent"`     // requests sent in the window
-	SentRate       float64       `json:"sent_rps"` // Sent per second of the window: the achieved rate
-	Lag            Latency       `json:"lag"`
-	LagTolerance   time.Duration `json:"-"`
-	GeneratorBound bool          `json:"generator_bound"`
-	CPUPct         float64       `json:"generator_cpu_pct"` // the generator process's CPU time in the window, % of one core
+	Rate           float64                 `json:"rate"` // asked, requests per second in all
+	Arrival        string                  `json:"arrival"`
+	Sent           int64                   `json:"sent"`     // requests sent in the window
+	SentRate       float64                 `json:"sent_rps"` // Sent per second of the window: the achieved rate
+	Lag            Latency                 `json:"lag"`
+	LagHist        *hdrhistogram.Histogram `json:"-"` // µs, the send lags Lag summarises: merged across hosts
+	LagTolerance   time.Duration           `json:"-"`
+	GeneratorBound bool                    `json:"generator_bound"`
+	CPUPct         float64                 `json:"generator_cpu_pct"` // the generator process's CPU time in the window, % of one core
 }
 
 // ClientStats is how the load arrived, as the client saw it in the window: how many responses
@@ -144,17 +144,6 @@ type ClientStats struct {
 	Wakeups          int64   `json:"wakeups"`
 	ResponsesPerRead float64 `json:"responses_per_read"`
 	BatchesInFlight  float64 `json:"batches_in_flight"` // mean over wake-ups
-}
-
-// EncodeHist renders Hist in HdrHistogram's compressed encoding (V2, zlib, base64: what
-// hdrhistogram-go's Encode writes and its Decode reads, as do HdrHistogram's other ports), so
-// runs measured on other hosts can be merged later: decode each and Merge them.
-func (r *Result) EncodeHist() (string, error) {
-	if r.Hist == nil {
-		return "", errors.New("load: no histogram")
-	}
-	b, err := r.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	return string(b), err
 }
 
 // ErrorCount is the sum of Errors.

@@ -1,6 +1,10 @@
 package engine
 
-import hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"errors"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Latencies are recorded in microseconds from 1 µs to 60 s at 3 significant digits: every
 // recorded value is within 0.1% of the true one, in about 200 KiB per worker.
@@ -44,4 +48,20 @@ func Summarize(h *hdrhistogram.Histogram) Latency {
 		Max:  ms(h.Max()),
 		Mean: h.Mean() / 1000,
 	}
+}
+
+// EncodeHistogram renders h in HdrHistogram's compressed encoding (V2, zlib, base64: what
+// hdrhistogram-go's Encode writes and its Decode reads, as do HdrHistogram's other ports), so
+// runs measured on other hosts can be merged later: decode each and Merge them.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	if h == nil {
+		return "", errors.New("load: no histogram")
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// DecodeHistogram reads what EncodeHistogram wrote.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	return hdrhistogram.Decode([]byte(s))
 }

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestHistogramPercentiles(t *testing.T) {
@@ -64,14 +62,14 @@ func TestResultHistEncodesAndMerges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		enc, err := res.EncodeHist()
+		enc, err := EncodeHistogram(res.Hist)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(enc, "HISTF") { // the V2 compressed cookie, base64
 			t.Fatalf("encoding %.20q… is not HdrHistogram's compressed form", enc)
 		}
-		h, err := hdrhistogram.Decode([]byte(enc))
+		h, err := DecodeHistogram(enc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -142,7 +142,7 @@ func (r *runner) openResult(workers []*worker, elapsed time.Duration) *OpenLoop 
 		lag.Merge(w.lag)
 		sent += w.counts.sent
 	}
-	o := &OpenLoop{Rate: r.cfg.Rate, Arrival: r.cfg.Arrival.String(), Sent: sent, Lag: Summarize(lag),
+	o := &OpenLoop{Rate: r.cfg.Rate, Arrival: r.cfg.Arrival.String(), Sent: sent, Lag: Summarize(lag), LagHist: lag,
 		LagTolerance: r.cfg.LagTolerance}
 	if elapsed > 0 {
 		o.SentRate = float64(sent) / elapsed.Seconds()

@@ -2,35 +2,21 @@ package machine
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 )
 
-func TestBusyFromProcStat(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, line string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(line+"\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1 2\n"), 0o644)
-		return p
-	}
-	// user nice system idle iowait irq softirq steal guest guest_nice
-	a, err := ReadCPUTimes(write("a", "cpu  100 0 50 800 50 0 0 0 10 0"))
-	if err != nil || a.Total != 1000 || a.Idle != 850 {
-		t.Fatalf("%+v %v", a, err)
-	}
+func TestBusy(t *testing.T) {
+	a := procfs.CPUTimes{Total: 1000, Idle: 850}
 	// Next second, 200 jiffies: 80 of work, 80 idle, 40 stolen.
-	b, _ := ReadCPUTimes(write("b", "cpu  150 0 80 880 50 0 0 40 10 0"))
-	busy, steal := Busy(a, b)
-	if busy != 60 || steal != 20 {
+	b := procfs.CPUTimes{Total: 1200, Idle: 930, Steal: 40}
+	if busy, steal := Busy(a, b); busy != 60 || steal != 20 {
 		t.Errorf("busy %v steal %v, want 60 and 20", busy, steal)
 	}
-	if _, err := ReadCPUTimes(write("c", "intr 1 2")); err == nil {
-		t.Error("a file without a cpu line was read")
-	}
-	if _, err := ReadCPUTimes(write("d", "cpu  1 x 3 4")); err == nil {
-		t.Error("a malformed cpu line was read")
+	if busy, steal := Busy(b, a); busy != 0 || steal != 0 {
+		t.Errorf("counters that went backwards: busy %v steal %v, want 0", busy, steal)
 	}
 }
 

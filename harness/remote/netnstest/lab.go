@@ -294,8 +294,12 @@ func (l *Lab) RefusedConfig(name string) (string, error) {
 	return l.WriteConfig(name+".ssh_config", key)
 }
 
+// startSSHD runs h's sshd in h's network namespace only (nsenter, not `ip netns exec`, which
+// also gives it a mount namespace with a /sys of its own and no cgroups): what it starts sees
+// this machine's mounts, as a process on a real host sees its own, so a server capped through
+// the cpu cgroup (T@cpuNN) runs on a lab host.
 func (l *Lab) startSSHD(h Host) error {
-	cmd := exec.Command("ip", "netns", "exec", h.Netns, SSHD, "-D",
+	cmd := exec.Command("nsenter", "--net=/run/netns/"+h.Netns, SSHD, "-D",
 		"-f", filepath.Join(l.Dir, h.Role+".sshd_config"),
 		"-E", filepath.Join(l.Dir, h.Role+".sshd.log"))
 	// Own group, and SIGKILL should the test process die: an sshd never outlives its test.

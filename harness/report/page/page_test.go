@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
 )
@@ -716,5 +717,42 @@ func checkPairCards(t *testing.T, dom string, sum session.Summary) {
 				t.Errorf("pair %d: %s shows %q, want %q", i+1, tid, got, want)
 			}
 		}
+	}
+}
+
+// TestBrowserSequential: a sequential race's page says how it was decided — the stop line in
+// gate.StopText's words, one bar per bounded look with its interval and decision, one table row
+// per look reached — all equal to summary.json.
+func TestBrowserSequential(t *testing.T) {
+	chromium(t)
+	sum, raw, man := raceFixture("binding")
+	d, err := stats.SequentialDesign(6, 30, 0.025)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resum := stats.Summarize(sum.Pairs[:8], sum.Thresholds, d)
+	resum.Shape, resum.BVersion = sum.Shape, "20.30.0"
+	resum.Stop = &session.Stop{Reason: session.StopDecided, Pairs: 8, ElapsedS: 112.4}
+	gate.Apply(&resum, nil)
+	dom := browse(t, "report-sequential", renderFixture(t, t.TempDir(), resum, raw, man))
+
+	if got, want := textOf(t, dom, "stop"), gate.StopText(&resum); got != want || want != "decided after 8 of at most 30 pairs in 1m52.4s" {
+		t.Errorf("stop line %q, gate says %q", got, want)
+	}
+	c := resum.Checks[0]
+	if c.Metric != stats.MetricRPS || c.DecidedAt != 8 {
+		t.Fatalf("fixture: %+v", c)
+	}
+	lc := chart(t, dom, "looks")
+	bars := points(lc, "rect")
+	want := fmt.Sprintf("%s,%s", jsNum(c.Looks[1].Interval[0]), jsNum(c.Looks[1].Interval[1]))
+	if len(bars) != 1 || bars[0] != want || !strings.Contains(lc, `data-pairs="8"`) || !strings.Contains(lc, `data-decision="PASS"`) {
+		t.Errorf("looks chart bars %v, want one at 8 pairs [%s] PASS", bars, want)
+	}
+	if !strings.Contains(lc, fmt.Sprintf(`class="threshold" data-threshold="%s"`, jsNum(c.Limit))) {
+		t.Error("looks chart has no limit line")
+	}
+	if n := strings.Count(dom, `data-testid="look-row"`); n != 2 {
+		t.Errorf("%d look rows, want 2 (6 and 8 pairs)", n)
 	}
 }

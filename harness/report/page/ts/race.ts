@@ -7,6 +7,7 @@ import { environment, footer, masthead, reproduce, shapeChips, upstreamOf, warni
 import { mergedLatency } from "./merged";
 import type { Check, Data, Pair, Run, Summary } from "./types";
 import { dbSection } from "./db";
+import { designSection } from "./design";
 
 const VERDICT_TEXT: Record<string, string> = {
   PASS: "Regression threshold passed",
@@ -46,6 +47,8 @@ export function renderRace(d: Data, root: HTMLElement): void {
   root.appendChild(latencySection(sm, pairs));
   root.appendChild(metricsSection(sm));
   root.appendChild(checksSection(sm));
+  const ds = designSection(sm);
+  if (ds) root.appendChild(ds);
   root.appendChild(countersSection(sm));
   root.appendChild(statsSection(sm, pairs));
   root.appendChild(reproduce(shape.command));

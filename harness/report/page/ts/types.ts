@@ -1,5 +1,6 @@
-// The shapes of summary.json, raw.json and manifest.json (harness/session). Every field may be
-// missing in a session that was cut short, so readers guard with `?? default`.
+// The shapes of summary.json, raw.json and manifest.json (harness/session), held to its Go types
+// by ../types_test.go (a field renamed or removed there fails it). Every field may be missing in
+// a session that was cut short, so readers guard with `?? default`.
 
 export interface DBRun {
   reset_ms: number;
@@ -45,6 +46,7 @@ export interface Run {
   server_cpu_pct?: number;
   rps_per_cpu_second?: number;
   client_bound?: boolean;
+  saturation_pct?: number;
   rss_mib?: number;
   peak_rss_mib?: number;
   heap_mib?: number;
@@ -117,6 +119,35 @@ export interface Paired {
   n: number;
   min_pct: number;
   max_pct: number;
+  looks?: Look[];
+  bounded_runs?: number;
+}
+
+/** One look of a check at its deltas (schema 3). */
+export interface Look {
+  pairs: number;
+  interval: [number, number] | null;
+  decision?: string;
+}
+
+/** How a race planned its pairs (schema 3). */
+export interface Design {
+  kind: "fixed" | "sequential";
+  min_pairs?: number;
+  max_pairs: number;
+  max_time_s?: number;
+  alpha: number;
+  spending?: string;
+  looks: number[];
+  bounds: number[];
+  spent: number[];
+}
+
+/** Why a race stopped measuring pairs (schema 3). */
+export interface Stop {
+  reason: string;
+  pairs: number;
+  elapsed_s: number;
 }
 
 /** One gated check, as summary.json's checks array has it. */
@@ -130,6 +161,9 @@ export interface Check {
   bound: "min" | "max";
   n?: number;
   reason: string;
+  looks?: Look[];
+  decided_at?: number;
+  pairs_needed?: number;
 }
 
 export interface Side {
@@ -158,6 +192,8 @@ export interface Summary {
   ci_pct?: [number, number] | null;
   ci_confidence?: number;
   ci_level?: number;
+  design?: Design;
+  stop?: Stop;
   family_confidence?: number;
   fallible_checks?: number;
   decide_on?: string;

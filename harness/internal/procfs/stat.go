@@ -1,0 +1,95 @@
+// Package procfs is the harness's one reader of Linux's /proc: a process's stat line (CPU
+// times, parent, group, start time), the kB fields of its status and smaps_rollup files, what
+// a process costs (Usage), a process and its descendants, the sockets listening on a port and
+// who holds them, and the machine's CPU times. Parsers take the files' text, so what is read
+// over ssh from another host (harness/remote) parses exactly as what is read here; that is
+// why this is not github.com/prometheus/procfs, whose parsers read only a mounted /proc.
+package procfs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is USER_HZ, which Linux fixes at 100 for /proc on every architecture we run on.
+const clockTicks = 100
+
+// Self is the pid that names this process in the Read functions (/proc/self).
+const Self = 0
+
+// Stat is what the harness reads of /proc/<pid>/stat.
+type Stat struct {
+	Pid, PPid, Pgrp int
+	State           byte   // R, S, D, Z, ...
+	UTime, STime    uint64 // clock ticks spent by the process (all its threads)
+	CUTime, CSTime  uint64 // clock ticks of its children that it reaped
+	StartTime       uint64 // clock ticks after boot: tells a pid from a later reuse of it
+}
+
+// CPUSeconds is the process's own user + system time.
+func (s Stat) CPUSeconds() float64 { return float64(s.UTime+s.STime) / clockTicks }
+
+// CPUSecondsWithReaped adds the time of the children it reaped: a tree's figure that only
+// grows while children come and go.
+func (s Stat) CPUSecondsWithReaped() float64 {
+	return float64(s.UTime+s.STime+s.CUTime+s.CSTime) / clockTicks
+}
+
+// Zombie says the process has exited and nobody reaped it yet.
+func (s Stat) Zombie() bool { return s.State == 'Z' }
+
+// ParseStat parses the text of a stat file. Fields are counted after the last ')', since the
+// command name in parentheses may itself hold spaces and parentheses.
+func ParseStat(b []byte) (Stat, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return Stat{}, fmt.Errorf("stat: malformed")
+	}
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
+	if err != nil {
+		return Stat{}, fmt.Errorf("stat: malformed pid")
+	}
+	// f[0] is field 3 (state), f[1] ppid, f[2] pgrp, f[11..14] utime stime cutime cstime, f[19] starttime.
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 || len(f[0]) != 1 {
+		return Stat{}, fmt.Errorf("stat: malformed: %d fields", len(f))
+	}
+	s := Stat{Pid: pid, State: f[0][0]}
+	ints := []*int{&s.PPid, &s.Pgrp}
+	for k, p := range ints {
+		if *p, err = strconv.Atoi(f[1+k]); err != nil {
+			return Stat{}, fmt.Errorf("stat: field %d: %w", 4+k, err)
+		}
+	}
+	uints := map[int]*uint64{11: &s.UTime, 12: &s.STime, 13: &s.CUTime, 14: &s.CSTime, 19: &s.StartTime}
+	for k, p := range uints {
+		if *p, err = strconv.ParseUint(f[k], 10, 64); err != nil {
+			return Stat{}, fmt.Errorf("stat: field %d: %w", 3+k, err)
+		}
+	}
+	return s, nil
+}
+
+// ReadStat reads and parses pid's stat file (Self: this process's).
+func ReadStat(pid int) (Stat, error) {
+	b, err := os.ReadFile(path(pid, "stat"))
+	if err != nil {
+		return Stat{}, err
+	}
+	s, err := ParseStat(b)
+	if err != nil {
+		return Stat{}, fmt.Errorf("%s: %w", path(pid, "stat"), err)
+	}
+	return s, nil
+}
+
+// path is /proc/<pid>/<file>, /proc/self/<file> for Self.
+func path(pid int, file string) string {
+	if pid == Self {
+		return "/proc/self/" + file
+	}
+	return "/proc/" + strconv.Itoa(pid) + "/" + file
+}

@@ -1,0 +1,82 @@
+package procfs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Usage is a process's resource use so far: what the harness samples of a server (here, or
+// on another host) and of itself.
+type Usage struct {
+	CPUSeconds   float64 // user + system time of all its threads
+	RSSBytes     int64   // resident set now
+	PeakRSSBytes int64   // high-water mark of the resident set
+}
+
+// ParseUsage turns the text of a process's stat and status files into Usage. A status without
+// memory lines (a kernel thread, a zombie) is not a server's usage and is an error.
+func ParseUsage(stat, status []byte) (Usage, error) {
+	s, err := ParseStat(stat)
+	if err != nil {
+		return Usage{}, err
+	}
+	rss, okR := KB(status, "VmRSS")
+	peak, okP := KB(status, "VmHWM")
+	if !okR && !okP {
+		return Usage{}, errors.New("status: no VmRSS or VmHWM line")
+	}
+	return Usage{CPUSeconds: s.CPUSeconds(), RSSBytes: rss, PeakRSSBytes: peak}, nil
+}
+
+// ReadUsage reads pid's Usage (Self: this process's).
+func ReadUsage(pid int) (Usage, error) {
+	stat, err := os.ReadFile(path(pid, "stat"))
+	if err != nil {
+		return Usage{}, err
+	}
+	status, err := os.ReadFile(path(pid, "status"))
+	if err != nil {
+		return Usage{}, err
+	}
+	u, err := ParseUsage(stat, status)
+	if err != nil {
+		return Usage{}, fmt.Errorf("%s: %w", path(pid, ""), err)
+	}
+	return u, nil
+}
+
+// KB finds the "Key:   123 kB" line of a status or smaps_rollup file and returns its value in
+// bytes; false when there is no such line or it does not parse.
+func KB(b []byte, key string) (int64, bool) {
+	for line := range bytes.Lines(b) {
+		rest, ok := bytes.CutPrefix(line, []byte(key+":"))
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte("kB")))), 10, 64)
+		return kb << 10, err == nil
+	}
+	return 0, false
+}
+
+// Memory is pid's resident set (VmRSS) and proportional set size (Pss of smaps_rollup: each
+// shared page split among the processes mapping it), in bytes.
+func Memory(pid int) (rss, pss int64, err error) {
+	status, err := os.ReadFile(path(pid, "status"))
+	if err != nil {
+		return 0, 0, err
+	}
+	rollup, err := os.ReadFile(path(pid, "smaps_rollup"))
+	if err != nil {
+		return 0, 0, err
+	}
+	rss, okR := KB(status, "VmRSS")
+	pss, okP := KB(rollup, "Pss")
+	if !okR || !okP {
+		return 0, 0, errors.New("no VmRSS or Pss in " + path(pid, ""))
+	}
+	return rss, pss, nil
+}

@@ -1,0 +1,120 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/measure"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// Calibration is calibration.json: how often races of a profile on this machine FAIL a target
+// against itself made slower by known amounts (a CPU cap), so a release engineer knows what the
+// gate can catch here, measured rather than assumed.
+type Calibration struct {
+	Target   string           `json:"target"`
+	Profile  string           `json:"profile"`
+	Races    int              `json:"races_per_slowdown"`
+	Rows     []CalibrationRow `json:"rows"`
+	Machine  string           `json:"machine"` // CPU model and count
+	Started  time.Time        `json:"started"`
+	Finished time.Time        `json:"finished"`
+}
+
+// CalibrationRow is one slowdown's races.
+type CalibrationRow struct {
+	SlowdownPct  int       `json:"slowdown_pct"` // A's CPU capped at 100 - this
+	Candidate    string    `json:"candidate"`    // the A target, e.g. binding@cpu95
+	Verdicts     []string  `json:"verdicts"`     // overall verdict of each race
+	MedianDeltas []float64 `json:"median_deltas_pct"`
+	HalfWidths   []float64 `json:"half_widths_pct"` // resolving power of each race
+	FailRate     float64   `json:"fail_rate"`       // detection rate; for slowdown 0 the false-FAIL rate
+	PassRate     float64   `json:"pass_rate"`
+	Inconclusive float64   `json:"inconclusive_rate"`
+	SessionsDirs []string  `json:"sessions"`
+}
+
+// CalibrateOptions say what to calibrate.
+type CalibrateOptions struct {
+	Target    string
+	Profile   *profile.Profile
+	Slowdowns []int // percent, e.g. 0 (A/A), 5
+	Races     int
+	Out       string // directory for calibration.json and every race's session
+	Command   []string
+	Events    measure.Events
+}
+
+// Calibrate races Target@cpu(100-s) against Target, Races times for each slowdown s, and
+// writes calibration.json into Out. An error is a race that could not be run to its end (what
+// was measured is in the Calibration returned and in Out) or a file that could not be written.
+func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
+	cal := &Calibration{Target: o.Target, Profile: o.Profile.Name, Races: o.Races, Started: time.Now().UTC()}
+	man := machine.Environment(o.Command)
+	cal.Machine = fmt.Sprintf("%s, %d CPUs", man.CPUModel, man.CPUCount)
+	if err := session.CreateDir(o.Out); err != nil {
+		return nil, err
+	}
+	for _, slow := range o.Slowdowns {
+		row, err := calibrateRow(ctx, o, slow)
+		cal.Rows = append(cal.Rows, row)
+		if err != nil {
+			return cal, writeCalibration(o, cal, err)
+		}
+	}
+	return cal, writeCalibration(o, cal, nil)
+}
+
+// calibrateRow runs one slowdown's races and their rates.
+func calibrateRow(ctx context.Context, o CalibrateOptions, slow int) (CalibrationRow, error) {
+	row := CalibrationRow{SlowdownPct: slow, Candidate: o.Target}
+	if slow > 0 {
+		row.Candidate = fmt.Sprintf("%s@cpu%d", o.Target, 100-slow)
+	}
+	for i := 1; i <= o.Races; i++ {
+		o.Events.Notef("calibrate: %s vs %s, race %d/%d", row.Candidate, o.Target, i, o.Races)
+		dir := filepath.Join(o.Out, fmt.Sprintf("slowdown-%d-race-%d", slow, i))
+		res, err := Race(ctx, RaceOptions{A: row.Candidate, B: o.Target,
+			Options: Options{Profile: o.Profile, Out: dir, Command: o.Command, Events: o.Events}})
+		if err == nil && (res.WriteErr != nil || res.Verdict == session.Incomplete || len(res.Summaries) == 0) {
+			err = fmt.Errorf("%s", res.Verdict)
+		}
+		if err != nil {
+			return row, fmt.Errorf("race %s vs %s did not finish (%v); results so far in %s", row.Candidate, o.Target, err, o.Out)
+		}
+		s := res.Summaries[0]
+		row.Verdicts = append(row.Verdicts, res.Verdict)
+		row.MedianDeltas = append(row.MedianDeltas, s.MedianDeltaPct)
+		hw := 0.0
+		if s.Resolution != nil {
+			hw = s.Resolution.HalfWidthPct
+		}
+		row.HalfWidths = append(row.HalfWidths, hw)
+		row.SessionsDirs = append(row.SessionsDirs, dir)
+	}
+	n := float64(len(row.Verdicts))
+	for _, v := range row.Verdicts {
+		switch v {
+		case session.Fail:
+			row.FailRate += 1 / n
+		case session.Pass:
+			row.PassRate += 1 / n
+		default:
+			row.Inconclusive += 1 / n
+		}
+	}
+	return row, nil
+}
+
+// writeCalibration writes calibration.json; it returns cause, or the write's error.
+func writeCalibration(o CalibrateOptions, cal *Calibration, cause error) error {
+	cal.Finished = time.Now().UTC()
+	if err := session.WriteJSON(filepath.Join(o.Out, "calibration.json"), cal); err != nil && cause == nil {
+		return err
+	}
+	return cause
+}

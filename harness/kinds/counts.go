@@ -1,0 +1,68 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/measure"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
+)
+
+// countableBodyLimit: a scenario whose responses are bigger than this (the 14 MB video) is not
+// counted under cachegrind, where every byte copied is simulated: N of them would take hours.
+const countableBodyLimit = 1 << 20
+
+// countInto measures both sides' deterministic counts per response for race r (cachegrind,
+// the N-then-2N slope, Reps times per side, alternating sides: Rig.Cachegrind) and stores their
+// medians, every repetition and the shape in s. A scenario or machine that cannot be counted
+// leaves the reason in s.CountersUnsupported, so the instruction check says INCONCLUSIVE and
+// why; only an interrupt is returned (it makes the session incomplete).
+func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r profile.Race) error {
+	p, rig, ev, sc := rs.o.Profile, rs.st.rig, rs.o.Events, rs.byName[r.Scenario]
+	s.CountersMode = profile.CountersCachegrind
+	s.CounterShape = &session.CounterShape{N: p.CachegrindN, Reps: p.CachegrindReps, Connections: 1, Pipelining: r.Pipelining}
+	unsupported := func(why string) error {
+		if s.CountersUnsupported == nil {
+			s.CountersUnsupported = map[string]string{}
+		}
+		s.CountersUnsupported[profile.CountersCachegrind] = why
+		rig.MarkUnsupported(profile.CountersCachegrind, why)
+		ev.Warnf("no deterministic counts for %s: %s", sc.Name, why)
+		return nil
+	}
+	switch {
+	case sc.WebSocket():
+		return unsupported("cachegrind counts HTTP scenarios only (its client is an HTTP one)")
+	case sc.Want.BodyLen > countableBodyLimit:
+		return unsupported(fmt.Sprintf("%s answers %d-byte bodies; simulating their copies takes hours (count it alone: bindrace counters --scenario %s --mode cachegrind --n 20)",
+			sc.Name, sc.Want.BodyLen, sc.Name))
+	}
+	samples := map[string]map[string][]float64{"a": {}, "b": {}}
+	for rep := 1; rep <= p.CachegrindReps; rep++ {
+		for _, sd := range []struct{ key, name string }{{"a", s.A}, {"b", s.B}} {
+			ev.Emit(measure.Status{Label: fmt.Sprintf("cachegrind %s %s", sc.Name, sd.name), Phase: fmt.Sprintf("repetition %d/%d, N=%d then 2N", rep, p.CachegrindReps, p.CachegrindN)})
+			res, err := rig.Cachegrind(ctx, sd.name, sc, p.CachegrindN, r.Pipelining)
+			if err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("%w while counting %s under cachegrind", measure.ErrInterrupted, sd.name)
+				}
+				return unsupported(err.Error())
+			}
+			for k, v := range counters.RoundMap(res.PerResponse) {
+				samples[sd.key][k] = append(samples[sd.key][k], v)
+			}
+			ev.Notef("cachegrind %s %s: %.1f instructions per response (repetition %d/%d)", sc.Name, sd.name, res.PerResponse[counters.Instructions], rep, p.CachegrindReps)
+		}
+	}
+	s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
+	for key, byName := range samples {
+		for k, vs := range byName {
+			s.Counters[key][k] = stats.Median(vs)
+		}
+	}
+	s.CounterSamples = samples
+	return nil
+}

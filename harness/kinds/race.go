@@ -1,0 +1,380 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/measure"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/setting"
+	"github.com/bindrace/bindrace/harness/stats"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// RaceOptions configure a race: A (the candidate) against B in balanced AB/BA pairs.
+type RaceOptions struct {
+	Options
+	A, B string
+	// AllowUnequalThreads races targets that serve with different thread counts (or an unknown
+	// one); the headline then says so.
+	AllowUnequalThreads bool
+	// Rounds is passed to every pair: a hook after each round of partner windows that may set
+	// the round aside to be measured again (measure.PairOptions). Zero: every round counts.
+	Rounds measure.PairOptions
+}
+
+// RaceResult is what a race leaves: the directory, one summary per sub-race (several for a
+// profile with several scenarios or extra races, then also their index), the overall verdict
+// (the worst), and a session file that could not be written.
+type RaceResult struct {
+	Dir       string
+	Summaries []*session.Summary
+	Index     *session.Index // a race set only
+	Verdict   string
+	WriteErr  error
+}
+
+// raceSession is one race session once it is set up: what every sub-race shares.
+type raceSession struct {
+	o        RaceOptions
+	pl       measure.Plan
+	st       *setup
+	races    []profile.Race
+	byName   map[string]scenario.Scenario
+	pairs    int     // asked for, rounded up to an even count
+	level    float64 // confidence level of each check's interval
+	warnings []string
+	dir      string
+
+	sideA, sideB session.Side
+	unequal      bool
+	bVersion     string
+
+	stopped  string // set when a sub-race was cut short: the later ones are not run
+	writeErr error  // a session file that could not be written
+}
+
+// Race runs a race session: every sub-race's pairs, their statistics and verdict, and its files
+// (summary.json, raw.json, manifest.json per sub-race; index.json for a set). An error is one
+// before any measurement (bad input, a target that does not start or verify): nothing is saved
+// then. A race cut short later returns its result with the sub-race INCOMPLETE.
+func Race(ctx context.Context, o RaceOptions) (RaceResult, error) {
+	rs, err := newRaceSession(ctx, o)
+	if err != nil {
+		return RaceResult{Verdict: session.Incomplete}, err
+	}
+	defer rs.st.close()
+	res := RaceResult{Dir: rs.dir}
+	for ri, r := range rs.races {
+		s, err := rs.runOne(ctx, ri, r)
+		if err != nil {
+			return RaceResult{Verdict: session.Incomplete}, err
+		}
+		res.Summaries = append(res.Summaries, s)
+	}
+	res.Verdict = session.Pass
+	for _, s := range res.Summaries {
+		res.Verdict = gate.Worst(res.Verdict, s.Verdict)
+	}
+	if len(rs.races) > 1 {
+		res.Index = rs.writeIndex(res)
+	}
+	res.WriteErr = rs.writeErr
+	return res, nil
+}
+
+// newRaceSession checks o, sets the race up (setUp), checks the two sides serve with equal
+// threads and creates the session directory.
+func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
+	if o.A == "" || o.B == "" {
+		return nil, setting.Errorf("both {a} and {b} are required (e.g. {a} binding {b} uws)")
+	}
+	pl, err := measure.NewPlan(o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	pl.LagTolerance = o.LagTolerance
+	rs := &raceSession{o: o, pl: pl, races: o.Profile.Races(), byName: map[string]scenario.Scenario{}}
+	scs, err := rs.scenarios()
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.check(scs); err != nil {
+		return nil, err
+	}
+	if !rs.o.SeedSet {
+		rs.o.Seed = NewSeed()
+	}
+	rs.pairs = gate.EvenUp(o.Profile.Pairs)
+	rs.level = stats.CheckLevel(o.Profile.Confidence, o.Profile.FallibleChecks())
+	rs.warnings = append(rs.warnings, rs.setupWarnings()...)
+	cfg := measure.Config{Plan: rs.pl, Targets: []string{o.A, o.B}}
+	rs.st, err = setUp(ctx, &rs.o.Options, cfg, scs, methodLines(rs.pl), rs.announce)
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.checkThreads(); err != nil {
+		rs.st.close()
+		return nil, err
+	}
+	rs.dir = o.Out
+	if rs.dir == "" {
+		rs.dir = filepath.Join(ResultsDir(), session.Name(rs.st.started, o.A, o.B))
+	}
+	if err := session.CreateDir(rs.dir); err != nil {
+		rs.st.close()
+		return nil, err
+	}
+	rs.bVersion = upstreamVersion(rs.st.rig.Target(o.B), o.B)
+	return rs, nil
+}
+
+// scenarios looks up every scenario the races name, once each.
+func (rs *raceSession) scenarios() ([]scenario.Scenario, error) {
+	var list []scenario.Scenario
+	for _, r := range rs.races {
+		if _, ok := rs.byName[r.Scenario]; ok {
+			continue
+		}
+		sc, err := scenarioOf(r)
+		if err != nil {
+			return nil, err
+		}
+		rs.byName[r.Scenario] = sc
+		list = append(list, sc)
+	}
+	return list, nil
+}
+
+// check refuses what the race cannot run, before anything starts.
+func (rs *raceSession) check(scs []scenario.Scenario) error {
+	if err := checkDB(&rs.o.Options, &rs.pl, []string{rs.o.A, rs.o.B}, scs, &rs.warnings); err != nil {
+		return err
+	}
+	if rs.pl.Loadgen == "wrk" && rs.o.Profile.OpenLoop() {
+		return setting.Errorf("{loadgen} wrk drives closed loops only: a race at a rate needs the builtin load generator")
+	}
+	for _, sc := range scs {
+		if rs.pl.Loadgen == "wrk" && sc.WebSocket() {
+			return setting.Errorf("{loadgen} wrk drives HTTP scenarios only, not %s", sc.Name)
+		}
+	}
+	return nil
+}
+
+// announce logs the manifest's warnings, the race's shape and its own warnings.
+func (rs *raceSession) announce(man *session.Manifest) {
+	ev, o, pl := rs.o.Events, rs.o, rs.pl
+	for _, w := range man.Warnings {
+		ev.Warnf("%s", w)
+	}
+	ev.Notef("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
+		o.A, o.B, o.Profile.Name, racesText(rs.races), rs.pairs, pl.Duration.D(), pl.Warmup.D(), pl.CPUsServer, pl.CPUsClient, pctText(rs.level))
+	for _, w := range rs.warnings {
+		ev.Warnf("%s", w)
+	}
+}
+
+// setupWarnings are the warnings a race's shape earns before anything runs.
+func (rs *raceSession) setupWarnings() []string {
+	var warnings []string
+	if rs.pairs != rs.o.Profile.Pairs {
+		warnings = append(warnings, fmt.Sprintf("pairs rounded up from %d to %d, so AB and BA orders come equally often", rs.o.Profile.Pairs, rs.pairs))
+	}
+	if need := gate.EvenUp(stats.MinSamples(rs.level)); rs.pairs < need {
+		warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
+			rs.pairs, pctText(rs.level), need))
+	}
+	if machine.Overlap(rs.pl.CPUsServer, rs.pl.CPUsClient) {
+		warnings = append(warnings, fmt.Sprintf("server CPUs %q and load generator CPUs %q overlap: the client takes CPU from the server, so throughput measures both", rs.pl.CPUsServer, rs.pl.CPUsClient))
+	}
+	return warnings
+}
+
+// checkThreads compares the threads both sides serve with: unequal (or unknown) threads are an
+// error unless AllowUnequalThreads, then a warning.
+func (rs *raceSession) checkThreads() error {
+	o, pl := rs.o, rs.pl
+	rs.sideA, rs.sideB = rs.st.rig.Side(o.A), rs.st.rig.Side(o.B)
+	rs.unequal = rs.sideA.Threads != rs.sideB.Threads || rs.sideA.Threads == 0
+	if rs.unequal {
+		msg := fmt.Sprintf("unequal server threads: %s serves with %s, %s with %s (asked for %d)",
+			o.A, threadsText(rs.sideA.Threads), o.B, threadsText(rs.sideB.Threads), pl.ServerThreads())
+		if !o.AllowUnequalThreads {
+			return setting.Errorf("%s; a fair race gives both the same threads (a cmd: target takes %s in its command); {allow_unequal_threads} races them anyway", msg, "{threads}")
+		}
+		rs.warnings = append(rs.warnings, msg+" (--allow-unequal-threads): the delta partly measures the thread counts")
+	} else if rs.sideA.Threads != pl.ServerThreads() {
+		rs.warnings = append(rs.warnings, fmt.Sprintf("both sides serve with %s, not the %d asked for", threadsText(rs.sideA.Threads), pl.ServerThreads()))
+	}
+	return nil
+}
+
+// runOne measures sub-race ri (or records it as not run after an earlier one was cut short),
+// gates it and writes its files. An error is one before anything of it was measured.
+func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*session.Summary, error) {
+	o, multi := rs.o, len(rs.races) > 1
+	sdir := rs.dir
+	if multi {
+		sdir = filepath.Join(rs.dir, session.SafeName(r.Name))
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	s := &session.Summary{}
+	if rs.stopped != "" {
+		// Not run: recorded so the index shows every race the profile asked for.
+		*s = stats.Summarize(nil, o.Profile.GateThresholds(), stats.FixedDesign(rs.pairs, (1-rs.level)/2))
+		s.Incomplete = "not run: " + rs.stopped
+	} else {
+		prefix := ""
+		if multi {
+			prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(rs.races), r.Name)
+		}
+		rs.measure(ctx, s, r, prefix, sdir, ri == len(rs.races)-1)
+	}
+	rs.describe(s, r)
+	gate.Apply(s, nil)
+	if r, t := s.Resolution, math.Abs(s.Thresholds.MinMedianDeltaPct); r != nil && r.HalfWidthPct > t {
+		s.Warnings = stats.AppendWarning(s.Warnings, fmt.Sprintf(
+			"the threshold (%+.1f%%) is tighter than this race's resolving power (±%.1f%%): an unchanged build comes out INCONCLUSIVE and only a regression beyond %.1f%% FAILs; about %d pairs would resolve it on this machine",
+			s.Thresholds.MinMedianDeltaPct, r.HalfWidthPct, r.DetectablePct, r.PairsForThreshold))
+	}
+	if err := writeRace(sdir, s, rs.st.man); err != nil {
+		rs.keep(err)
+	} else {
+		rs.o.Events.Emit(measure.Saved{Dir: sdir})
+	}
+	return s, nil
+}
+
+// measure measures race r into s: its rate (for an open loop), its pairs, then the
+// deterministic counts; raw.json gets every run. A cut makes s incomplete and stops the later
+// sub-races.
+func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profile.Race, prefix, sdir string, lastRace bool) {
+	rate, raw, cut := rs.raceRate(ctx, r, prefix)
+	var measured []session.Pair
+	if cut == nil {
+		var runs []session.Run
+		r.Rate = rate.RPS()
+		measured, runs, cut = rs.measurePairs(ctx, r, prefix, lastRace)
+		raw = append(raw, runs...)
+	}
+	*s = stats.Summarize(measured, rs.o.Profile.GateThresholds(), stats.FixedDesign(rs.pairs, (1-rs.level)/2))
+	s.Rate = rate.Record()
+	if cut == nil && rs.o.Profile.Has(profile.CountersCachegrind) {
+		cut = rs.countInto(ctx, s, r)
+	}
+	if cut != nil {
+		s.Incomplete = measure.InterruptReason(ctx, cut)
+		rs.stopped = s.Incomplete
+	}
+	rs.keep(session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}))
+}
+
+// describe fills the summary's fields that say what was raced and how: the race kind is their
+// one writer (stats fills the statistics, gate the verdict; see session.Summary).
+func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
+	o, pl := rs.o, rs.pl
+	s.A, s.B, s.Scenario = o.A, o.B, r.Scenario
+	s.Connections, s.Pipelining = r.Connections, r.Pipelining
+	s.Unit = measure.UnitOf(rs.byName[r.Scenario])
+	s.Shape = shape(&o.Options, pl, r.Scenario, r.Connections, r.Pipelining)
+	s.Shape.Pairs, s.Shape.PairsAsked, s.Shape.Windows = rs.pairs, o.Profile.Pairs, pl.Windows
+	s.Shape.Seed = o.Seed
+	s.BVersion = rs.bVersion
+	s.SideA, s.SideB, s.UnequalThreads = rs.sideA, rs.sideB, rs.unequal
+	s.FamilyConfidence, s.FallibleChecks = o.Profile.Confidence, o.Profile.FallibleChecks()
+	s.DecideOn = o.Profile.DecideOn
+	if s.CountersMode == "" && pl.Perf {
+		s.CountersMode = profile.CountersPerf
+	}
+	s.CountersUnsupported = rs.st.rig.Unsupported()
+	if d := rs.st.rig.Database(); d != nil && rs.byName[r.Scenario].Database != "" {
+		info := d.Info()
+		s.Database = &info
+	}
+	if s.Counters == nil {
+		s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
+	}
+	for _, w := range append(rs.warnings, rs.st.man.Warnings...) {
+		s.Warnings = stats.AppendWarning(s.Warnings, w)
+	}
+	s.Started, s.Finished = rs.st.started, time.Now().UTC()
+}
+
+// keep logs a failed write of a session file and remembers it.
+func (rs *raceSession) keep(err error) {
+	if err != nil {
+		rs.o.Events.Notef("error: %v", err)
+		rs.writeErr = err
+	}
+}
+
+// writeIndex writes a race set's index.json and manifest.json, and returns the index.
+func (rs *raceSession) writeIndex(res RaceResult) *session.Index {
+	ix := &session.Index{Kind: "race-set", Verdict: res.Verdict, Started: rs.st.started, Finished: time.Now().UTC()}
+	for i, s := range res.Summaries {
+		name := rs.races[i].Name
+		ix.Sessions = append(ix.Sessions, session.IndexEntry{Name: name, Dir: session.SafeName(name), Verdict: s.Verdict, Headline: s.Headline})
+	}
+	ix.Headline = overallHeadline(*ix)
+	rs.keep(session.WriteJSON(filepath.Join(rs.dir, session.IndexFile), ix))
+	rs.keep(session.WriteJSON(filepath.Join(rs.dir, session.ManifestFile), rs.st.man))
+	return ix
+}
+
+// writeRace writes a (sub-)race's summary.json and manifest.json.
+func writeRace(dir string, s *session.Summary, man *session.Manifest) error {
+	if err := session.WriteJSON(filepath.Join(dir, session.SummaryFile), s); err != nil {
+		return err
+	}
+	return session.WriteJSON(filepath.Join(dir, session.ManifestFile), man)
+}
+
+func overallHeadline(ix session.Index) string {
+	var parts []string
+	for _, e := range ix.Sessions {
+		parts = append(parts, e.Name+" "+e.Verdict)
+	}
+	return fmt.Sprintf("overall %s: the worst of %d races (%s)", ix.Verdict, len(ix.Sessions), strings.Join(parts, ", "))
+}
+
+// pctText prints a level as "95%" or "97.5%".
+func pctText(level float64) string {
+	return strconv.FormatFloat(level*100, 'f', -1, 64) + "%"
+}
+
+func threadsText(n int) string {
+	switch n {
+	case 0:
+		return "an unknown thread count"
+	case 1:
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
+}
+
+// upstreamVersion picks the version the headline shows for B ("pinned 20.30.0").
+func upstreamVersion(t *targets.Target, name string) string {
+	if t.Kind == targets.KindBinding {
+		return "" // our own build: its manifest, not a pinned version, says what it is
+	}
+	v := t.Versions()
+	for _, k := range []string{"@trufflesuite/uws-js-unofficial", name, "manifest.version", "go"} {
+		if s := v[k]; s != "" && s != "unknown" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,39 @@
+package kinds
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/bindrace/bindrace/harness/measure"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/setting"
+)
+
+// The database scenarios run one server at a time: windows the profile set (not the user)
+// come down to 1 with a warning; windows the user gave are refused, naming the setting.
+func TestCheckDBAdaptsWindows(t *testing.T) {
+	getUser, _ := scenario.ByName("get-user")
+	ping, _ := scenario.ByName("ping")
+	p := profile.Default()
+	o := &Options{Profile: &p, DB: measure.DBOptions{Scale: 1}}
+	pl := measure.Plan{Method: profile.Method{Windows: 4}}
+	var warnings []string
+	if err := checkDB(o, &pl, []string{"fasthttp"}, []scenario.Scenario{ping}, &warnings); err != nil || pl.Windows != 4 {
+		t.Fatalf("a session without a database scenario: %v, windows %d", err, pl.Windows)
+	}
+	if err := checkDB(o, &pl, []string{"fasthttp"}, []scenario.Scenario{ping, getUser}, &warnings); err != nil {
+		t.Fatal(err)
+	}
+	if pl.Windows != 1 || len(warnings) != 1 || !strings.Contains(warnings[0], "the profile's 4 windows per run became 1") {
+		t.Errorf("windows %d, warnings %q; want 1 and a note saying so", pl.Windows, warnings)
+	}
+	o.Given = map[string]bool{"windows": true}
+	pl.Windows = 4
+	err := checkDB(o, &pl, []string{"fasthttp"}, []scenario.Scenario{getUser}, &warnings)
+	var se *setting.Error
+	if !errors.As(err, &se) || se.Settings()[0] != "windows" || !strings.Contains(err.Error(), "one server runs at a time") {
+		t.Errorf("windows given: %v, want a refusal naming the setting", err)
+	}
+}

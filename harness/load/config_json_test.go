@@ -1,0 +1,89 @@
+package load
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every field of a Config travels: what a harness sends a generator on another host is the
+// load it would have run here.
+func TestConfigJSONRoundTrip(t *testing.T) {
+	for _, c := range []Config{
+		{Protocol: HTTP, Addr: "10.0.0.1:8080", Requests: [][]byte{[]byte("GET / HTTP/1.1\r\nHost: s\r\n\r\n"), []byte("GET /id/1 HTTP/1.1\r\n\r\n")},
+			Connections: 50, Pipelining: 10, Workers: 3, Warmup: 2 * time.Second, Duration: 1500 * time.Millisecond,
+			Timeout: 10 * time.Second, Rate: 2500.5, Arrival: Poisson, LagTolerance: 3 * time.Millisecond},
+		{Protocol: WebSocket, Addr: "s:80", Host: "s", Path: "/ws", Size: 64, Connections: 4, Pipelining: 2, Count: 1000},
+		{Addr: "s:1", Requests: [][]byte{[]byte("x")}},
+	} {
+		b, err := EncodeConfig(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeConfig(strings.NewReader(string(b)))
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Errorf("%s\ndecoded %+v, %v\nwant    %+v", b, got, err, c)
+		}
+	}
+}
+
+// A config written by hand reads as it says: Go durations, named protocols and arrivals,
+// absent fields left to the defaults.
+func TestDecodeConfigByHand(t *testing.T) {
+	c, err := DecodeConfig(strings.NewReader(`{"addr": "127.0.0.1:8080", "requests": ["GET / HTTP/1.1\r\nHost: x\r\n\r\n"],
+		"connections": 8, "duration": "5s", "rate": 1000, "arrival": "poisson"}`))
+	want := Config{Addr: "127.0.0.1:8080", Requests: [][]byte{[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")}, Connections: 8,
+		Duration: 5 * time.Second, Rate: 1000, Arrival: Poisson}
+	if err != nil || !reflect.DeepEqual(c, want) {
+		t.Errorf("decoded %+v, %v", c, err)
+	}
+}
+
+func TestDecodeConfigRefuses(t *testing.T) {
+	for _, c := range []struct{ json, say string }{
+		{`{"addr": "s:1", "conections": 4}`, "conections"},
+		{`{"addr": "s:1", "protocol": "h2"}`, "protocol"},
+		{`{"addr": "s:1", "arrival": "bursty"}`, "arrival"},
+		{`{"addr": "s:1", "duration": 5}`, "duration"},
+		{`{"addr": "s:1", "duration": "5 minutes"}`, "duration"},
+		{`{"addr": "s:1", "warmup": "-1s"}`, "negative"},
+		{`{"addr": "s:1", "rate": -5}`, "rate"},
+		{`{"addr": "s:1", "count": -5}`, "negative"},
+		{`{"addr": "s:1", "connections": -1}`, "negative"},
+		{`{"addr": "s:1"} {"addr": "s:2"}`, "more than one"},
+		{`not json`, "load config"},
+	} {
+		if _, err := DecodeConfig(strings.NewReader(c.json)); err == nil || !strings.Contains(err.Error(), c.say) {
+			t.Errorf("%s: %v, want an error saying %q", c.json, err, c.say)
+		}
+	}
+}
+
+func TestEncodeConfigRefuses(t *testing.T) {
+	if _, err := EncodeConfig(Config{Addr: "s:1", Build: func(dst []byte, _ uint64) []byte { return dst }}); err == nil {
+		t.Error("a Config with a Build function was encoded")
+	}
+	if _, err := EncodeConfig(Config{Addr: "s:1", Requests: [][]byte{{0xff, 0xfe}}}); err == nil {
+		t.Error("a request that is not UTF-8 was encoded (JSON would change it)")
+	}
+}
+
+// A field added to Config must be given a JSON form (or named here as having none), or a load
+// run on another host would silently lose it.
+func TestConfigJSONCoversConfig(t *testing.T) {
+	carried := map[string]bool{"Protocol": true, "Addr": true, "Requests": true, "Host": true, "Path": true,
+		"Size": true, "Connections": true, "Pipelining": true, "Workers": true, "Warmup": true, "Duration": true,
+		"Count": true, "Timeout": true, "Rate": true, "Arrival": true, "LagTolerance": true,
+		"Build": false, // a function of this process
+	}
+	ct := reflect.TypeOf(Config{})
+	for i := range ct.NumField() {
+		if _, ok := carried[ct.Field(i).Name]; !ok {
+			t.Errorf("Config.%s has no JSON form (configJSON) and is not named as having none", ct.Field(i).Name)
+		}
+	}
+	if n := reflect.TypeOf(configJSON{}).NumField(); n != ct.NumField()-1 {
+		t.Errorf("configJSON has %d fields for Config's %d less Build", n, ct.NumField())
+	}
+}

@@ -1,0 +1,136 @@
+package profile
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/bindrace/bindrace/harness/setting"
+)
+
+// The setters below write one user setting over a loaded profile, as the CLI's flags do; each
+// error names its setting (setting.Error), and Check re-checks the whole profile after them.
+
+// SetScenarios replaces the profile's scenarios (and drops its extra races) with the
+// comma-separated list given.
+func (p *Profile) SetScenarios(list string) error {
+	var names []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			names = append(names, s)
+		}
+	}
+	if len(names) == 0 {
+		return setting.Errorf("{scenarios}: empty")
+	}
+	p.Scenario, p.Scenarios, p.ExtraRaces = "", nil, nil
+	if len(names) == 1 {
+		p.Scenario = names[0]
+	} else {
+		p.Scenarios = names
+	}
+	return nil
+}
+
+// SetPairs makes the race's design a fixed one of n pairs, whatever the profile planned.
+func (p *Profile) SetPairs(n int) error {
+	p.Pairs, p.Sequential = n, nil
+	return nil
+}
+
+// SetMinPairs, SetMaxPairs and SetMaxTime make the design sequential (from the profile's
+// budget, or from 6 to 30 pairs with no time limit where the profile was fixed) and set its
+// first look, its last look or its wall-clock budget.
+func (p *Profile) SetMinPairs(n int) error {
+	p.sequential().MinPairs = n
+	return nil
+}
+
+func (p *Profile) SetMaxPairs(n int) error {
+	p.sequential().MaxPairs = n
+	return nil
+}
+
+func (p *Profile) SetMaxTime(d Duration) error {
+	if d < 0 {
+		return setting.Errorf("{max_time} must not be negative (got %s)", d.D())
+	}
+	p.sequential().MaxTime = d
+	return nil
+}
+
+// sequential is the profile's sequential budget, made from the defaults when it was fixed.
+func (p *Profile) sequential() *Sequential {
+	if p.Sequential == nil {
+		p.Sequential = &Sequential{MinPairs: 6, MaxPairs: 30}
+	}
+	p.Pairs = 0
+	return p.Sequential
+}
+
+// SetRate makes every race an open loop at rate requests/s in all (replacing the profile's
+// rate_fraction). 0 or below is an error, never a silent closed loop.
+func (p *Profile) SetRate(rate float64) error {
+	if !(rate > 0) {
+		return setting.Errorf("{rate} must be above 0 requests/s (got %g); leave it out for a closed loop", rate)
+	}
+	p.Rate, p.RateFraction = rate, 0
+	return nil
+}
+
+// SetRateFraction makes every race an open loop at this fraction, in (0, 1], of the lower of
+// the two sides' closed-loop maxima (replacing the profile's rate).
+func (p *Profile) SetRateFraction(f float64) error {
+	if !(f > 0 && f <= 1) {
+		return setting.Errorf("{rate_fraction} must be in (0, 1] (got %g): a share of the closed-loop maximum", f)
+	}
+	p.Rate, p.RateFraction = 0, f
+	return nil
+}
+
+// SetThreshold sets one gate threshold: a bare number is min_median_delta_pct; otherwise
+// name=value for min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct, max_errors,
+// counter.<name> (growth over a baseline) or counter_delta.<name> (A against B).
+func (p *Profile) SetThreshold(s string) error {
+	name, val, ok := strings.Cut(s, "=")
+	if !ok {
+		name, val = "min_median_delta_pct", s
+	}
+	name = strings.TrimSpace(strings.ReplaceAll(name, "-", "_"))
+	f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(val, "%")), 64)
+	if err != nil {
+		return setting.Errorf("{thresholds} %q: %q is not a number", s, val)
+	}
+	switch {
+	case name == "min_median_delta_pct" || name == "min_median_delta":
+		p.Thresholds.MinMedianDeltaPct = f
+	case name == "max_p99_delta_pct" || name == "max_p99_delta":
+		p.Thresholds.MaxP99DeltaPct = f
+	case name == "max_p50_delta_pct" || name == "max_p50_delta":
+		p.Thresholds.MaxP50DeltaPct = f
+	case strings.HasPrefix(name, "counter_delta."):
+		return setCounterLimit(&p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
+	case name == "max_errors":
+		if f < 0 || f != float64(int64(f)) {
+			return setting.Errorf("{thresholds} %q: max_errors must be a whole number ≥ 0", s)
+		}
+		p.Thresholds.MaxErrors = int64(f)
+	case strings.HasPrefix(name, "counter."):
+		return setCounterLimit(&p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
+	default:
+		return setting.Errorf("{thresholds} %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
+	}
+	return nil
+}
+
+// setCounterLimit sets the limit of counter c in *m (made when nil); arg is the threshold as
+// given, for the error.
+func setCounterLimit(m *map[string]float64, arg, c string, limit float64) error {
+	if c == "" {
+		return setting.Errorf("{thresholds} %q: counter name missing", arg)
+	}
+	if *m == nil {
+		*m = map[string]float64{}
+	}
+	(*m)[c] = limit
+	return nil
+}
