@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/wstest"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -54,11 +55,7 @@ func TestPacedWebSocketEcho(t *testing.T) {
 // size of each read, so a test can see how the client's requests arrived.
 func rawServer(t *testing.T, answer string) (addr string, reads chan int) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln, _ := loopback.Listen(t)
 	reads = make(chan int, 1000)
 	go func() {
 		for {

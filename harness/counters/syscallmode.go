@@ -67,10 +67,12 @@ func PacedSyscalls(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 		return nil, fmt.Errorf("paced client, warm-up: %d of %d responses: %w", got, o.Warmup, err)
 	}
 	logf(o.Log, "syscalls: %s %s: counting %d requests, pipelining %d, gap %s", t.Name, sc.Name, o.N, o.Pipelining, o.Gap)
-	probe, err := StartSyscalls(srv.Pid)
+	probe, err := OpenSyscalls(srv.Pid)
 	if err != nil {
 		return nil, fmt.Errorf("syscalls: %w", err)
 	}
+	time.Sleep(o.Gap) // the server is idle again after the warm-up's last batch
+	probe.Enable()
 	sent0, recv0 := pc.conn.written, pc.conn.readIn
 	got, _, runErr := pc.run(ctx, int64(o.N))
 	// The client has the last answer before the server has gone back to wait for the next

@@ -44,12 +44,13 @@ var countedSyscalls = []string{
 // so that a test can stand for a host without it.
 var tracefsDir = perf.TraceFSMount
 
-// StartSyscalls counts the system calls of every thread of pid (threads created later
-// included), in total and by call, with the context switches, until Stop: the probe a
-// measurement starts when its window opens and stops when it closes. Tracepoint events need no
-// PMU. Where they cannot be opened (no tracefs, perf_event_paranoid, no permission on tracefs)
-// Totals.Unsupported[Syscalls] says why; StartSyscalls fails only when the process is gone.
-func StartSyscalls(pid int) (PerfSession, error) {
+// OpenSyscalls opens counters of the system calls of every thread of pid (threads created
+// later included), in total and by call, with the context switches, off until Enable: the probe a
+// measurement opens before its window (registering the tracepoints takes the kernel a second or
+// two), enables when the window opens and stops when it closes. Tracepoint events need no PMU.
+// Where they cannot be opened (no tracefs, perf_event_paranoid, no permission on tracefs)
+// Totals.Unsupported[Syscalls] says why; OpenSyscalls fails only when the process is gone.
+func OpenSyscalls(pid int) (EventSet, error) {
 	events := []perfEvent{{ContextSwitches, perf.NewCtxSwitchesProfiler}}
 	dir, why := tracepointDir()
 	if why == "" {
@@ -59,13 +60,23 @@ func StartSyscalls(pid int) (PerfSession, error) {
 			why = err.Error()
 		}
 	}
-	s, err := startEvents(pid, events)
+	s, err := openEvents(pid, events)
 	if err != nil {
 		return nil, err
 	}
 	if why != "" {
 		s.unsupported[Syscalls] = why
 	}
+	return s, nil
+}
+
+// StartSyscalls is OpenSyscalls, enabled at once.
+func StartSyscalls(pid int) (PerfSession, error) {
+	s, err := OpenSyscalls(pid)
+	if err != nil {
+		return nil, err
+	}
+	s.Enable()
 	return s, nil
 }
 

@@ -68,6 +68,43 @@ func TestSyscallProbe(t *testing.T) {
 	}
 }
 
+// TestSyscallProbeOffUntilEnabled: an opened probe counts nothing before Enable, however busy
+// the server, and what it counts after is the window's.
+func TestSyscallProbeOffUntilEnabled(t *testing.T) {
+	softwareAllowed(t)
+	srv := startTestServer(t)
+	probe, err := OpenSyscalls(srv.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hammer(t, srv.addr, 2, 10, 300*time.Millisecond) // before the window
+	probe.Enable()
+	responses := hammer(t, srv.addr, 2, 10, 300*time.Millisecond)
+	tot, err := probe.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := tot.Unsupported[Syscalls]; why != "" {
+		t.Skipf("tracepoints not available here: %s", why)
+	}
+	// about one read and one write per batch of ten, and the runtime's few
+	if per := tot.Values[Syscalls] / float64(responses); per < 0.15 || per > 1.5 {
+		t.Errorf("%v system calls per response in the window (%v calls, %d responses)", per, tot.Values[Syscalls], responses)
+	}
+	idle, err := OpenSyscalls(srv.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hammer(t, srv.addr, 2, 10, 200*time.Millisecond)
+	never, err := idle.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if never.Values[Syscalls] != 0 {
+		t.Errorf("a probe never enabled counted %v system calls", never.Values[Syscalls])
+	}
+}
+
 // TestSyscallProbeWithoutTracefs: without tracefs the probe says why, never a zero, and the
 // context switches are still counted.
 func TestSyscallProbeWithoutTracefs(t *testing.T) {
