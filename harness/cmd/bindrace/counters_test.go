@@ -163,3 +163,31 @@ func TestCountersCommandValgrindMissing(t *testing.T) {
 		t.Errorf("stdout %q", out.String())
 	}
 }
+
+// TestCountersFold: --fold reads a perf.data recorded elsewhere (as scripts/db-profile.sh
+// records its race's servers) into the sampler's tables; an unreadable file is exit 2.
+func TestCountersFold(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := countersCommand([]string{"--fold", filepath.Join(t.TempDir(), "none.perf.data")}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "perf script") {
+		t.Errorf("a missing file: exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	data := filepath.Join(t.TempDir(), "busy.perf.data")
+	rec := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", data, "--",
+		"sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
+	if b, err := rec.CombinedOutput(); err != nil {
+		t.Skipf("perf record refused here: %v %s", err, b)
+	}
+	out.Reset()
+	errb.Reset()
+	code := countersCommand([]string{"--fold", data, "--responses", "1000", "--json"}, &out, &errb)
+	var tab counters.SampleTable
+	if code != 0 || json.Unmarshal(out.Bytes(), &tab) != nil {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if tab.Samples <= 0 || tab.NsPerResponse <= 0 || len(tab.Functions) == 0 || tab.UserNs <= 0 {
+		t.Errorf("table %+v", tab)
+	}
+}
