@@ -176,8 +176,13 @@ lint: vet lint-go lint-native ## go vet, staticcheck, deadcode, funclen, clang-t
 test: setup bin/bindrace bin/binding-server bin/binding-server-plain bin/go-server lint test-native fuzz-smoke ## setup, build, lint (vet included), the native checks, go test
 	$(GO) test $(GO_TEST_FLAGS) ./...
 
+# The race decides PASS (exit 0), FAIL (1) or, when its budget ran out first, INCONCLUSIVE (3):
+# an undecided race is an answer, not a failed build, so bench ends in its verdict line then and
+# exits 0; FAIL and errors (2) still fail make.
 bench: setup build build-plain ## quick race: binding vs the pinned upstream uws (override with BENCH_ARGS=...)
-	bin/bindrace race $(BENCH_ARGS)
+	@code=0; bin/bindrace race $(BENCH_ARGS) || code=$$?; \
+	if [ $$code -eq 3 ]; then echo "bench: INCONCLUSIVE is the race's answer (exit 3 from bindrace race; make bench exits 0)"; code=0; fi; \
+	exit $$code
 
 clean: ## remove build/ and bin/ (keeps pgo/default.profdata and node_modules)
 	rm -rf build bin

@@ -51,16 +51,21 @@ type raceSession struct {
 	st       *setup
 	races    []profile.Race
 	byName   map[string]scenario.Scenario
-	pairs    int     // asked for, rounded up to an even count
-	level    float64 // confidence level of each check's interval
+	design   *session.Design // how every race plans its pairs
+	level    float64         // confidence level of each check's interval
 	warnings []string
 	dir      string
+	// firstPace is a pair's duration before any was measured (the plan's estimate); deadline
+	// ends the session's max_time (zero: none).
+	firstPace time.Duration
+	deadline  time.Time
 
 	sideA, sideB session.Side
 	unequal      bool
 	bVersion     string
 
 	stopped  string // set when a sub-race was cut short: the later ones are not run
+	failed   string // set when a sub-race FAILed: the session's verdict is decided, the later ones are not run
 	writeErr error  // a session file that could not be written
 }
 
@@ -115,8 +120,10 @@ func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
 	if !rs.o.SeedSet {
 		rs.o.Seed = NewSeed()
 	}
-	rs.pairs = gate.EvenUp(o.Profile.Pairs)
-	rs.level = stats.CheckLevel(o.Profile.Confidence, o.Profile.FallibleChecks())
+	if rs.design, err = o.Profile.Design(); err != nil {
+		return nil, err
+	}
+	rs.level = 1 - 2*rs.design.Alpha
 	rs.warnings = append(rs.warnings, rs.setupWarnings()...)
 	cfg := measure.Config{Plan: rs.pl, Targets: []string{o.A, o.B}}
 	rs.st, err = setUp(ctx, &rs.o.Options, cfg, scs, methodLines(rs.pl), rs.announce)
@@ -124,6 +131,10 @@ func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
 		return nil, err
 	}
 	if err := rs.checkThreads(); err != nil {
+		rs.st.close()
+		return nil, err
+	}
+	if err := rs.checkBudget(); err != nil {
 		rs.st.close()
 		return nil, err
 	}
@@ -178,8 +189,8 @@ func (rs *raceSession) announce(man *session.Manifest) {
 	for _, w := range man.Warnings {
 		ev.Warnf("%s", w)
 	}
-	ev.Notef("race %s vs %s: profile %s, %s, %d pairs × %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
-		o.A, o.B, o.Profile.Name, racesText(rs.races), rs.pairs, pl.Duration.D(), pl.Warmup.D(), pl.CPUsServer, pl.CPUsClient, pctText(rs.level))
+	ev.Notef("race %s vs %s: profile %s, %s, %s × %d windows of %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
+		o.A, o.B, o.Profile.Name, racesText(rs.races), designText(rs.design), max(pl.Windows, 1), pl.Duration.D(), pl.Warmup.D(), pl.CPUsServer, pl.CPUsClient, pctText(rs.level))
 	for _, w := range rs.warnings {
 		ev.Warnf("%s", w)
 	}
@@ -188,12 +199,14 @@ func (rs *raceSession) announce(man *session.Manifest) {
 // setupWarnings are the warnings a race's shape earns before anything runs.
 func (rs *raceSession) setupWarnings() []string {
 	var warnings []string
-	if rs.pairs != rs.o.Profile.Pairs {
-		warnings = append(warnings, fmt.Sprintf("pairs rounded up from %d to %d, so AB and BA orders come equally often", rs.o.Profile.Pairs, rs.pairs))
-	}
-	if need := gate.EvenUp(stats.MinSamples(rs.level)); rs.pairs < need {
-		warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
-			rs.pairs, pctText(rs.level), need))
+	if d := rs.design; d.Kind == session.DesignFixed {
+		if d.MaxPairs != rs.o.Profile.Pairs {
+			warnings = append(warnings, fmt.Sprintf("pairs rounded up from %d to %d, so AB and BA orders come equally often", rs.o.Profile.Pairs, d.MaxPairs))
+		}
+		if need := gate.EvenUp(stats.MinSamples(rs.level)); d.MaxPairs < need {
+			warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
+				d.MaxPairs, pctText(rs.level), need))
+		}
 	}
 	if machine.Overlap(rs.pl.CPUsServer, rs.pl.CPUsClient) {
 		warnings = append(warnings, fmt.Sprintf("server CPUs %q and load generator CPUs %q overlap: the client takes CPU from the server, so throughput measures both", rs.pl.CPUsServer, rs.pl.CPUsClient))
@@ -232,23 +245,31 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 		}
 	}
 	s := &session.Summary{}
-	if rs.stopped != "" {
+	switch {
+	case rs.stopped != "":
 		// Not run: recorded so the index shows every race the profile asked for.
-		*s = stats.Summarize(nil, o.Profile.GateThresholds(), stats.FixedDesign(rs.pairs, (1-rs.level)/2))
+		*s = stats.Summarize(nil, o.Profile.GateThresholds(), rs.design)
 		s.Incomplete = "not run: " + rs.stopped
-	} else {
+	case rs.failed != "":
+		*s = stats.Summarize(nil, o.Profile.GateThresholds(), rs.design)
+		s.Stop = &session.Stop{Reason: session.StopSessionFail}
+		s.Warnings = append(s.Warnings, "not run: "+rs.failed+" FAILed first, which decided the session's verdict")
+	default:
 		prefix := ""
 		if multi {
 			prefix = fmt.Sprintf("[%d/%d %s] ", ri+1, len(rs.races), r.Name)
 		}
-		rs.measure(ctx, s, r, prefix, sdir, ri == len(rs.races)-1)
+		rs.measure(ctx, s, r, prefix, sdir, ri)
 	}
 	rs.describe(s, r)
 	gate.Apply(s, nil)
-	if r, t := s.Resolution, math.Abs(s.Thresholds.MinMedianDeltaPct); r != nil && r.HalfWidthPct > t {
+	if s.Verdict == session.Fail && rs.failed == "" {
+		rs.failed = r.Name
+	}
+	if r, t := s.Resolution, math.Abs(s.Thresholds.MinMedianDeltaPct); r != nil && r.HalfWidthPct > t && s.Verdict == session.Inconclusive {
 		s.Warnings = stats.AppendWarning(s.Warnings, fmt.Sprintf(
-			"the threshold (%+.1f%%) is tighter than this race's resolving power (±%.1f%%): an unchanged build comes out INCONCLUSIVE and only a regression beyond %.1f%% FAILs; about %d pairs would resolve it on this machine",
-			s.Thresholds.MinMedianDeltaPct, r.HalfWidthPct, r.DetectablePct, r.PairsForThreshold))
+			"the threshold (%+.1f%%) is tighter than this race's resolving power (±%.1f%%): an unchanged build comes out INCONCLUSIVE and only a regression beyond %.1f%% FAILs",
+			s.Thresholds.MinMedianDeltaPct, r.HalfWidthPct, r.DetectablePct))
 	}
 	if err := writeRace(sdir, s, rs.st.man); err != nil {
 		rs.keep(err)
@@ -258,28 +279,85 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 	return s, nil
 }
 
-// measure measures race r into s: its rate (for an open loop), its pairs, then the
-// deterministic counts; raw.json gets every run. A cut makes s incomplete and stops the later
-// sub-races.
-func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profile.Race, prefix, sdir string, lastRace bool) {
+// measure measures race r into s: its rate (for an open loop), its deterministic counts (an
+// instruction check that FAILs decides the race before any pair), then its pairs until its
+// design stops them, within its share of the session's time; raw.json gets every run. A cut
+// makes s incomplete and stops the later sub-races.
+func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profile.Race, prefix, sdir string, ri int) {
 	rate, raw, cut := rs.raceRate(ctx, r, prefix)
-	var measured []session.Pair
-	if cut == nil {
-		var runs []session.Run
-		r.Rate = rate.RPS()
-		measured, runs, cut = rs.measurePairs(ctx, r, prefix, lastRace)
-		raw = append(raw, runs...)
-	}
-	*s = stats.Summarize(measured, rs.o.Profile.GateThresholds(), stats.FixedDesign(rs.pairs, (1-rs.level)/2))
-	s.Rate = rate.Record()
+	counted := &session.Summary{A: rs.o.A, B: rs.o.B}
 	if cut == nil && rs.o.Profile.Has(profile.CountersCachegrind) {
-		cut = rs.countInto(ctx, s, r)
+		cut = rs.countInto(ctx, counted, r)
 	}
+	var pr pairsRun
+	if cut == nil && !rs.countsFailed(counted) {
+		r.Rate = rate.RPS()
+		pr, cut = rs.measurePairs(ctx, r, counted, prefix, ri == 0, rs.share(ri))
+		raw = append(raw, pr.raw...)
+	} else if cut == nil {
+		pr.stop = session.Stop{Reason: session.StopDecided}
+		rs.o.Events.Notef("%spairs not measured: the instruction check FAILed, which decides the race", prefix)
+	}
+	*s = stats.Summarize(pr.pairs, rs.o.Profile.GateThresholds(), rs.design)
+	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
+	s.CountersUnsupported = counted.CountersUnsupported
+	s.Rate = rate.Record()
+	s.Stop = &pr.stop
+	s.SetAside = setAsideOf(pr.pairs, rs.o.Profile.StealLimitPct)
 	if cut != nil {
 		s.Incomplete = measure.InterruptReason(ctx, cut)
 		rs.stopped = s.Incomplete
 	}
 	rs.keep(session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}))
+}
+
+// countsFailed reports whether the deterministic counts in s FAIL their check already.
+func (rs *raceSession) countsFailed(s *session.Summary) bool {
+	if s.Counters == nil {
+		return false
+	}
+	c := *s
+	c.Thresholds = rs.o.Profile.GateThresholds()
+	c.Design = rs.design
+	gate.Apply(&c, nil)
+	for _, ch := range c.Checks {
+		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; counted && ch.Verdict == session.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// share is when race ri must stop starting pairs: an equal share of what is left of the
+// session's max_time among the races still to run, so a race decided early leaves its time to
+// the undecided ones after it. Zero without a max_time.
+func (rs *raceSession) share(ri int) time.Time {
+	if rs.deadline.IsZero() {
+		return time.Time{}
+	}
+	left := time.Until(rs.deadline) / time.Duration(len(rs.races)-ri)
+	return time.Now().Add(left)
+}
+
+// checkBudget refuses, before anything is measured, a max_time that cannot hold the pairs the
+// design needs to decide anything — every race's first decisive look — at this machine's pace,
+// and starts the session's clock.
+func (rs *raceSession) checkBudget() error {
+	d, pl := rs.design, rs.pl
+	per := 2*(pl.Warmup.D()+pl.Settle.D()+rs.st.startup) + time.Duration(2*max(pl.Windows, 1))*pl.Duration.D() + pl.Cooldown.D()
+	rs.firstPace = per
+	if d.Kind != session.DesignSequential || d.MaxTimeS <= 0 {
+		return nil
+	}
+	rs.deadline = rs.st.started.Add(time.Duration(d.MaxTimeS * float64(time.Second)))
+	need := stats.FirstDecisiveLook(d)
+	total := time.Duration(need*len(rs.races)) * per
+	if left := time.Until(rs.deadline); total > left {
+		return setting.Errorf("{max_time} %s is too short: %d race(s) need at least %d pairs each to decide anything, about %s a pair here (%s in all, %s left after set-up); give at least %s",
+			time.Duration(d.MaxTimeS*float64(time.Second)), len(rs.races), need, per.Round(100*time.Millisecond), total.Round(time.Second), left.Round(time.Second),
+			(total + time.Since(rs.st.started)).Round(time.Second))
+	}
+	return nil
 }
 
 // describe fills the summary's fields that say what was raced and how: the race kind is their
@@ -290,7 +368,7 @@ func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
 	s.Connections, s.Pipelining = r.Connections, r.Pipelining
 	s.Unit = measure.UnitOf(rs.byName[r.Scenario])
 	s.Shape = shape(&o.Options, pl, r.Scenario, r.Connections, r.Pipelining)
-	s.Shape.Pairs, s.Shape.PairsAsked, s.Shape.Windows = rs.pairs, o.Profile.Pairs, pl.Windows
+	s.Shape.Pairs, s.Shape.PairsAsked, s.Shape.Windows = len(s.Pairs), o.Profile.Pairs, pl.Windows
 	s.Shape.Seed = o.Seed
 	s.BVersion = rs.bVersion
 	s.SideA, s.SideB, s.UnequalThreads = rs.sideA, rs.sideB, rs.unequal
@@ -353,6 +431,19 @@ func overallHeadline(ix session.Index) string {
 // pctText prints a level as "95%" or "97.5%".
 func pctText(level float64) string {
 	return strconv.FormatFloat(level*100, 'f', -1, 64) + "%"
+}
+
+// designText names a design for the opening line: "12 pairs", "6 to 30 pairs (sequential,
+// within 5m0s)".
+func designText(d *session.Design) string {
+	if d.Kind == session.DesignFixed {
+		return fmt.Sprintf("%d pairs", d.MaxPairs)
+	}
+	t := fmt.Sprintf("%d to %d pairs (sequential", d.MinPairs, d.MaxPairs)
+	if d.MaxTimeS > 0 {
+		t += fmt.Sprintf(", within %s", time.Duration(d.MaxTimeS*float64(time.Second)))
+	}
+	return t + ")"
 }
 
 func threadsText(n int) string {

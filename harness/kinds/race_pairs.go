@@ -3,48 +3,157 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
-// measurePairs measures the pairs of race r: the profile's count, AB and BA alternating, with a
-// cooldown between pairs. It is the race's whole loop over pairs, so a sequential rule (look
-// after every even pair count, stop once decided) can stand in for it. On an interrupt or a
-// dead or broken target it stops and returns what it has, a half-measured pair included (its
+// pairsRun is what measuring one race's pairs left: the pairs, every run started (for
+// raw.json), why it stopped, and the summary of its last look (nil before any).
+type pairsRun struct {
+	pairs []session.Pair
+	raw   []session.Run
+	stop  session.Stop
+	last  *session.Summary
+}
+
+// measurePairs measures the pairs of race r, AB and BA alternating, until its design says stop:
+// a fixed design after its pairs; a sequential one at the first look (an even pair count from
+// min_pairs on) where every check is decided or one FAILed (gate.Settled), at its last look, or
+// before a pair of pairs the race's share of the session's time cannot hold. Counts decided
+// before the pairs (s, from countInto) are gated with them at every look. On an interrupt or
+// a dead or broken target it stops and returns what it has, a half-measured pair included (its
 // missing run carrying the error).
-func (rs *raceSession) measurePairs(ctx context.Context, r profile.Race, prefix string, lastRace bool) ([]session.Pair, []session.Run, error) {
-	var pairs []session.Pair
-	var raw []session.Run
-	for i := 0; i < rs.pairs; i++ {
-		p, runs, label, err := rs.measurePair(ctx, r, i, prefix)
-		pairs, raw = append(pairs, p), append(raw, runs...)
-		if err == nil && !(lastRace && i == rs.pairs-1) {
-			err = rs.st.rig.Cooldown(ctx, label)
+func (rs *raceSession) measurePairs(ctx context.Context, r profile.Race, s *session.Summary, prefix string, first bool, until time.Time) (pairsRun, error) {
+	d := rs.design
+	var out pairsRun
+	started := time.Now()
+	out.stop = session.Stop{Reason: session.StopPlanned}
+	if d.Kind == session.DesignSequential {
+		out.stop.Reason = session.StopMaxPairs
+	}
+	for i := 0; i < d.MaxPairs; i++ {
+		if i%2 == 0 && i > 0 && !until.IsZero() && time.Now().Add(2*rs.pace(out.pairs, started)).After(until) {
+			out.stop.Reason = session.StopMaxTime
+			break
 		}
+		if i > 0 || !first { // a cooldown between every two pairs of the session
+			if err := rs.st.rig.Cooldown(ctx, fmt.Sprintf("%spair %d", prefix, i)); err != nil {
+				return rs.cutShort(out, started, err)
+			}
+		}
+		p, runs, err := rs.measurePair(ctx, r, i, prefix, out.last)
+		out.pairs, out.raw = append(out.pairs, p), append(out.raw, runs...)
 		if err != nil {
-			return pairs, raw, err
+			return rs.cutShort(out, started, err)
+		}
+		if d.Kind == session.DesignSequential && isLook(d, i+1) {
+			out.last = rs.look(out.pairs, s)
+			rs.reportLook(out.last, prefix)
+			if gate.Settled(out.last) {
+				out.stop.Reason = session.StopDecided
+				break
+			}
 		}
 	}
-	return pairs, raw, nil
+	out.stop.Pairs, out.stop.ElapsedS = len(out.pairs), round2(time.Since(started).Seconds())
+	return out, nil
+}
+
+// cutShort records a race cut short between looks: INCOMPLETE, with what it measured.
+func (rs *raceSession) cutShort(out pairsRun, started time.Time, err error) (pairsRun, error) {
+	out.stop = session.Stop{Reason: session.StopInterrupted, Pairs: len(out.pairs), ElapsedS: round2(time.Since(started).Seconds())}
+	return out, err
+}
+
+// isLook reports whether the design looks after n pairs.
+func isLook(d *session.Design, n int) bool {
+	for _, l := range d.Looks {
+		if l == n {
+			return true
+		}
+	}
+	return false
+}
+
+// look summarizes and gates the pairs so far, with the counts s already holds.
+func (rs *raceSession) look(pairs []session.Pair, s *session.Summary) *session.Summary {
+	l := stats.Summarize(pairs, rs.o.Profile.GateThresholds(), rs.design)
+	l.Counters, l.CounterSamples, l.CountersMode, l.CountersUnsupported = s.Counters, s.CounterSamples, s.CountersMode, s.CountersUnsupported
+	l.DecideOn, l.A, l.B = rs.o.Profile.DecideOn, rs.o.A, rs.o.B
+	gate.Apply(&l, nil)
+	return &l
+}
+
+// reportLook notes a look: each statistical check's interval and decision, and for an
+// undecided one the pairs it would take if its deltas went on as they have.
+func (rs *raceSession) reportLook(s *session.Summary, prefix string) {
+	line := fmt.Sprintf("%slook at %d pairs:", prefix, len(s.Pairs))
+	for _, c := range s.Checks {
+		if len(c.Looks) == 0 {
+			continue
+		}
+		l := c.Looks[len(c.Looks)-1]
+		switch {
+		case l.Interval == nil:
+			line += fmt.Sprintf(" %s no interval yet;", c.Metric)
+		case c.DecidedAt > 0:
+			line += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%] %s;", c.Metric, l.Interval[0], l.Interval[1], c.Verdict)
+		default:
+			line += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%] vs %+.2f%%", c.Metric, l.Interval[0], l.Interval[1], c.Limit)
+			if n := stats.PairsToDecide(rs.design, pairedDeltas(s, c.Metric), c.Limit); n > 0 {
+				line += fmt.Sprintf(", decided by about %d pairs at this rate", n)
+			} else {
+				line += ", not within this design's pairs at this rate"
+			}
+			line += ";"
+		}
+	}
+	rs.o.Events.Notef("%s", line[:len(line)-1])
+}
+
+// pairedDeltas are metric's per-pair deltas in s, in pair order.
+func pairedDeltas(s *session.Summary, metric string) []float64 {
+	for _, m := range stats.PairedMetrics {
+		if m.Name == metric {
+			return stats.PairDeltas(s.Pairs, m.Get)
+		}
+	}
+	return nil
+}
+
+// pace is how long a pair takes here: the mean of the pairs so far, or, before any, the plan's
+// own estimate (rs.firstPace).
+func (rs *raceSession) pace(pairs []session.Pair, started time.Time) time.Duration {
+	if len(pairs) == 0 {
+		return rs.firstPace
+	}
+	return time.Since(started) / time.Duration(len(pairs))
 }
 
 // measurePair measures pair i of race r (PairOrder(i)) and returns it, the runs it started (for
-// raw.json) and its last run's label.
-func (rs *raceSession) measurePair(ctx context.Context, r profile.Race, i int, prefix string) (session.Pair, []session.Run, string, error) {
+// raw.json). Its progress label carries the last look's throughput interval (last, nil before
+// the first look).
+func (rs *raceSession) measurePair(ctx context.Context, r profile.Race, i int, prefix string, last *session.Summary) (session.Pair, []session.Run, error) {
 	order := PairOrder(i)
 	names := [2]string{rs.o.A, rs.o.B}
 	if order == "BA" {
 		names = [2]string{rs.o.B, rs.o.A}
 	}
-	label := fmt.Sprintf("%spair %d/%d %s", prefix, i+1, rs.pairs, order)
+	label := fmt.Sprintf("%spair %d/%s %s", prefix, i+1, rs.pairsText(), order)
+	if iv := lastInterval(last); iv != "" {
+		label += " (" + iv + ")"
+	}
 	var seq [2]measure.Spec
 	for slot, name := range names {
 		seq[slot] = measure.Spec{Target: name, Scenario: rs.byName[r.Scenario], Connections: r.Connections, Pipelining: r.Pipelining,
 			Rate: r.Rate, Slot: slot, Label: label + " " + name}
 	}
-	runs, err := rs.st.rig.Pair(ctx, seq, rs.o.Rounds)
+	runs, err := rs.st.rig.Pair(ctx, seq, rs.rounds())
 	p := session.Pair{Index: i, Order: order}
 	var raw []session.Run
 	for slot, run := range runs {
@@ -60,5 +169,70 @@ func (rs *raceSession) measurePair(ctx context.Context, r profile.Race, i int, p
 	if err != nil {
 		rs.o.Events.Notef("%s: %v", label, err)
 	}
-	return p, raw, seq[1].Label, err
+	return p, raw, err
+}
+
+// pairsText is the pair count a progress label shows: "12" in a fixed design, "≤30" in a
+// sequential one.
+func (rs *raceSession) pairsText() string {
+	if rs.design.Kind == session.DesignSequential {
+		return fmt.Sprintf("≤%d", rs.design.MaxPairs)
+	}
+	return fmt.Sprint(rs.design.MaxPairs)
+}
+
+// lastInterval is the last look's throughput interval for the progress line ("rps [+2.1%,
+// +9.8%]"), or "".
+func lastInterval(s *session.Summary) string {
+	if s == nil {
+		return ""
+	}
+	for _, c := range s.Checks {
+		if len(c.Looks) > 0 && c.Interval != nil && (c.Metric == stats.MetricRPS || c.Metric == stats.MetricRPSPerCPUSec) {
+			return fmt.Sprintf("%s [%+.1f%%, %+.1f%%]", c.Metric, c.Interval[0], c.Interval[1])
+		}
+	}
+	return ""
+}
+
+// rounds is the pair hook that sets aside the rounds the hypervisor spoiled (stats.Spoiled over
+// the partner windows' steal), measured again up to the plan's windows per pair.
+func (rs *raceSession) rounds() measure.PairOptions {
+	limit := rs.o.Profile.StealLimitPct
+	if limit < 0 {
+		return measure.PairOptions{}
+	}
+	return measure.PairOptions{MaxExtraRounds: max(rs.pl.Windows, 1), AfterRound: func(r measure.Round) string {
+		a, b := r.Windows[0].Machine, r.Windows[1].Machine
+		if a == nil || b == nil || !stats.Spoiled(a.StealPct, b.StealPct, limit) {
+			return ""
+		}
+		return fmt.Sprintf("steal %.1f%% / %.1f%% of the CPUs' time, over %g%%", a.StealPct, b.StealPct, limit)
+	}}
+}
+
+// setAsideOf counts the rounds a race's pairs set aside for steal over limitPct, and whose
+// window was over it (nil when the rule was off).
+func setAsideOf(pairs []session.Pair, limitPct float64) *session.SetAside {
+	if limitPct < 0 {
+		return nil
+	}
+	sa := &session.SetAside{LimitPct: limitPct}
+	for _, p := range pairs {
+		for w := 0; w < len(p.A.PerWindow) && w < len(p.B.PerWindow); w++ {
+			a, b := p.A.PerWindow[w], p.B.PerWindow[w]
+			sa.Measured++
+			if a.SetAside == "" {
+				continue
+			}
+			sa.Rounds++
+			if a.StealPct > limitPct {
+				sa.ByA++
+			}
+			if b.StealPct > limitPct {
+				sa.ByB++
+			}
+		}
+	}
+	return sa
 }

@@ -56,6 +56,9 @@ type setup struct {
 	man     *session.Manifest // the environment, the targets' versions, the method
 	started time.Time
 	restore func() // unpins the load generator
+	// startup is how long starting and verifying a target took in the preflight, on average:
+	// what a race's pace estimate counts per run before it has measured a pair.
+	startup time.Duration
 }
 
 // setUp is the skeleton every kind but noise shares: a rig with the targets resolved, the
@@ -88,6 +91,7 @@ func setUp(ctx context.Context, o *Options, cfg measure.Config, scs []scenario.S
 		st.close()
 		return nil, err
 	}
+	preflight := time.Now()
 	if err := rig.Preflight(ctx, cfg.Targets, scs); err != nil {
 		st.close()
 		if ctx.Err() != nil {
@@ -95,6 +99,7 @@ func setUp(ctx context.Context, o *Options, cfg measure.Config, scs []scenario.S
 		}
 		return nil, err
 	}
+	st.startup = time.Since(preflight) / time.Duration(max(len(cfg.Targets), 1))
 	return st, nil
 }
 

@@ -92,6 +92,11 @@ type Method struct {
 
 	CPUsServer string `json:"cpus_server"` // taskset lists; "" = default split
 	CPUsClient string `json:"cpus_client"`
+
+	// StealLimitPct: a round of partner windows either of which lost more than this share of
+	// the CPUs' time to the hypervisor is set aside and measured again (stats.Spoiled); below 0
+	// nothing is set aside.
+	StealLimitPct float64 `json:"steal_limit_pct"`
 }
 
 // Profile is one profiles/<name>.json.
@@ -149,7 +154,7 @@ func Default() Profile {
 		Scenario: "ping", Pairs: 4, Rounds: 3,
 		Method: Method{Windows: 1, Warmup: Duration(time.Second), Duration: Duration(5 * time.Second),
 			Settle: Duration(200 * time.Millisecond), Cooldown: Duration(time.Second), BusySample: Duration(time.Second),
-			Workers: 1, Loadgen: "builtin"},
+			Workers: 1, Loadgen: "builtin", StealLimitPct: stats.StealLimitPct},
 		Connections: 100, Pipelining: 10,
 		Thresholds: session.Thresholds{MinMedianDeltaPct: -5, MaxP99DeltaPct: 25, MaxP50DeltaPct: 25, MaxErrors: 0,
 			CounterMaxGrowthPct: map[string]float64{"instructions": 1}},

@@ -29,6 +29,9 @@ func designSection(d *document, s *session.Summary) {
 	if t := gate.StopText(s); t != "" {
 		d.p(strings.ToUpper(t[:1]) + t[1:] + ".")
 	}
+	if t := setAsideText(s.SetAside); t != "" {
+		d.p(t)
+	}
 	var stat []session.Check
 	for _, c := range s.Checks {
 		if len(c.Looks) > 0 {
@@ -103,4 +106,16 @@ func lookCell(l session.Look) string {
 		cell += " " + l.Decision
 	}
 	return cell
+}
+
+// setAsideText says how many rounds the steal rule set aside and whose windows were spoiled.
+func setAsideText(sa *session.SetAside) string {
+	if sa == nil {
+		return ""
+	}
+	if sa.Rounds == 0 {
+		return fmt.Sprintf("No round of windows lost more than %g%% of the CPUs' time to the hypervisor (%d rounds measured).", sa.LimitPct, sa.Measured)
+	}
+	return fmt.Sprintf("%d of %d rounds of windows were set aside and measured again: the hypervisor stole more than %g%% of the CPUs' time during A's window in %d of them, during B's in %d. They stay in the pairs' records, marked, and count in no figure.",
+		sa.Rounds, sa.Measured, sa.LimitPct, sa.ByA, sa.ByB)
 }

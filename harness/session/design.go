@@ -52,3 +52,14 @@ const (
 	StopInterrupted = "interrupted"  // cut short between looks: INCOMPLETE
 	StopSessionFail = "session_fail" // an earlier race of the session FAILed: the verdict was decided
 )
+
+// SetAside counts the rounds of partner windows a race set aside because the hypervisor stole
+// more than the limit of the CPUs' time during one of them, and whose window it was: the rule
+// reads steal only, so a build raced against itself should see about as many on each side.
+type SetAside struct {
+	LimitPct float64 `json:"limit_pct"`
+	Rounds   int     `json:"rounds"`   // rounds set aside
+	Measured int     `json:"measured"` // rounds measured in all, set-aside ones included
+	ByA      int     `json:"by_a"`     // set-aside rounds whose A window was over the limit
+	ByB      int     `json:"by_b"`     // ... whose B window was (a round can count for both)
+}

@@ -241,8 +241,9 @@ type Summary struct {
 	// Statistics. CILevel is the level every interval was computed at: the profile's family
 	// confidence shared among the checks that can fail (stats.CheckLevel).
 	CILevel          float64           `json:"ci_level"`
-	Design           *Design           `json:"design,omitempty"` // null before schema 3: one look after all pairs
-	Stop             *Stop             `json:"stop,omitempty"`   // why the pairs stopped
+	Design           *Design           `json:"design,omitempty"`    // null before schema 3: one look after all pairs
+	Stop             *Stop             `json:"stop,omitempty"`      // why the pairs stopped
+	SetAside         *SetAside         `json:"set_aside,omitempty"` // rounds the hypervisor spoiled
 	FamilyConfidence float64           `json:"family_confidence"`
 	FallibleChecks   int               `json:"fallible_checks"` // statistical checks of the whole profile sharing the budget
 	DecideOn         string            `json:"decide_on"`       // "rps" or "rps_per_cpu_second"

@@ -98,6 +98,17 @@ func MinDecisivePairs(alpha float64) int {
 	return evenUp(max(n, 2))
 }
 
+// FirstDecisiveLook is the fewest pairs at which d can decide anything: its first look whose
+// bound the pairs can reach.
+func FirstDecisiveLook(d *session.Design) int {
+	for i, n := range d.Looks {
+		if d.Bounds[i] <= n {
+			return n
+		}
+	}
+	return d.MaxPairs
+}
+
 // FixedDesign is one look after all the pairs a race measured: the order-statistic interval
 // of MedianInterval at level 1 - 2·alpha.
 func FixedDesign(pairs int, alpha float64) *session.Design {

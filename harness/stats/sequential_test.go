@@ -248,7 +248,7 @@ func TestSpendingFunctions(t *testing.T) {
 		f    func(float64) float64
 	}{{"Pocock-type", pocock}, {"linear", func(t float64) float64 { return t }}, {"t³", func(t float64) float64 { return t * t * t }}}
 	var table strings.Builder
-	table.WriteString("| share beyond the limit | Pocock-type | linear | t³ |\n|---|---|---|---|\n")
+	table.WriteString("| share beyond the limit | Pocock-type | linear | t³ | confidence sequence (mixture) |\n|---|---|---|---|---|\n")
 	for _, p := range []float64{1, 0.9, 0.8, 0.7} {
 		fmt.Fprintf(&table, "| %.1f |", p)
 		var means []float64
@@ -275,12 +275,55 @@ func TestSpendingFunctions(t *testing.T) {
 			means = append(means, float64(sum)/trials)
 			fmt.Fprintf(&table, " %.1f pairs (%.0f%% decided) |", float64(sum)/trials, 100*float64(decided)/trials)
 		}
-		table.WriteString("\n")
+		mix, decided := mixtureStops(p, 6, 30, 0.025, trials/4)
+		fmt.Fprintf(&table, " %.1f pairs (%.0f%% decided) |\n", mix, 100*decided)
+		if p < 1 && mix <= means[0] {
+			t.Errorf("p = %.1f: the confidence sequence decides in %.1f pairs, the plan in %.1f", p, mix, means[0])
+		}
 		if p == 1 && (means[0] > means[1] || means[0] > means[2]) {
 			t.Errorf("unanimous races: Pocock-type spending takes %.1f pairs, others %v", means[0], means[1:])
 		}
 	}
 	t.Logf("mean pairs to a decision, alpha 2.5%%, looks at 6, 8, ..., 30, %d races per cell:\n%s", trials, table.String())
+}
+
+// mixtureStops is the anytime-valid alternative: the sign test's beta-binomial mixture
+// martingale (a uniform prior on the share p in [1/2, 1]) against Ville's bound 1/alpha, looked
+// at after every even pair count from minPairs to maxPairs. It returns the mean pairs to a
+// decision and the share decided.
+func mixtureStops(p float64, minPairs, maxPairs int, alpha float64, trials int) (mean, decided float64) {
+	crosses := map[[2]int]bool{} // (n, k): 2^n · E_p[p^k (1-p)^(n-k)] >= 1/alpha, p uniform on [1/2, 1]
+	mixture := func(n, k int) bool {
+		key := [2]int{n, k}
+		if v, ok := crosses[key]; ok {
+			return v
+		}
+		const steps = 2000
+		sum := 0.0
+		for i := 0; i < steps; i++ {
+			q := 0.5 + 0.5*(float64(i)+0.5)/steps
+			sum += math.Exp(float64(k)*math.Log(2*q) + float64(n-k)*math.Log(2*(1-q)))
+		}
+		crosses[key] = sum/steps >= 1/alpha
+		return crosses[key]
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	total, hits := 0, 0
+	for i := 0; i < trials; i++ {
+		k, n := 0, 0
+		for n < maxPairs {
+			n++
+			if r.Float64() < p {
+				k++
+			}
+			if n%2 == 0 && n >= minPairs && mixture(n, k) {
+				hits++
+				break
+			}
+		}
+		total += n
+	}
+	return float64(total) / float64(trials), float64(hits) / float64(trials)
 }
 
 func TestPairsNeeded(t *testing.T) {

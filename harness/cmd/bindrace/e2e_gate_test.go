@@ -248,3 +248,37 @@ func checkBadBaselines(t *testing.T, tmp, aaDir, base string) {
 		}
 	}
 }
+
+// TestSequentialRace: a sequential race stops as soon as its looks decide a plain answer —
+// fasthttp against itself capped at 25% of a CPU PASSes (and, the other way round, FAILs)
+// after 8 of at most 12 pairs — with every look in summary.json; a --max-time too short
+// for the pairs any decision needs is refused before anything is measured.
+func TestSequentialRace(t *testing.T) {
+	// p99 held to a limit no pair comes near: on a busy machine its deltas are too wild for the
+	// plain answer this test needs.
+	seq := []string{"--min-pairs", "6", "--max-pairs", "12", "--windows", "1", "--threshold", "max_p99_delta_pct=1000", "--json"}
+	for _, c := range []struct {
+		a, b    string
+		code    int
+		verdict string
+	}{{"fasthttp", "fasthttp@cpu25", 0, session.Pass}, {"fasthttp@cpu25", "fasthttp", 1, session.Fail}} {
+		r := cli(t, 3*time.Minute, raceArgs(append([]string{"--a", c.a, "--b", c.b, "--out", filepath.Join(t.TempDir(), "s")}, seq...)...)...)
+		var s session.Summary
+		r.decode(t, &s)
+		if r.code != c.code || s.Verdict != c.verdict || s.Design == nil || s.Design.Kind != session.DesignSequential ||
+			s.Stop == nil || s.Stop.Reason != session.StopDecided || s.Stop.Pairs != 8 || len(s.Pairs) != 8 || s.SchemaVersion != 3 {
+			t.Fatalf("%s vs %s: exit %d, %s, design %+v, stop %+v, %d pairs\n%s", c.a, c.b, r.code, s.Verdict, s.Design, s.Stop, len(s.Pairs), r.stderr)
+		}
+		// The first look (6 pairs) has no bound yet; the one at 8 decides.
+		rps := s.Checks[0]
+		if rps.Metric != "rps" || rps.DecidedAt != 8 || len(rps.Looks) != 2 || rps.Looks[0].Interval != nil || rps.Looks[1].Decision != c.verdict ||
+			!strings.Contains(s.Headline, "decided after 8 of at most 12 pairs") || !strings.Contains(r.stderr, "look at 8 pairs:") {
+			t.Errorf("%s vs %s: check %+v, headline %q", c.a, c.b, rps, s.Headline)
+		}
+	}
+	r := cli(t, time.Minute, raceArgs("--a", "fasthttp", "--b", "nethttp", "--max-time", "5s", "--windows", "1", "--out", filepath.Join(t.TempDir(), "short"))...)
+	if r.code != 2 || !strings.Contains(r.stderr, "--max-time 5s is too short") || !strings.Contains(r.stderr, "give at least") {
+		t.Errorf("--max-time 5s: exit %d\n%s", r.code, r.stderr)
+	}
+	noLeftovers(t)
+}

@@ -300,8 +300,8 @@ func TestInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no partial results: %v\n%s", err, errb.String())
 	}
-	if s.Verdict != session.Incomplete || !strings.Contains(s.Incomplete, "SIGINT") {
-		t.Errorf("verdict %q incomplete %q", s.Verdict, s.Incomplete)
+	if s.Verdict != session.Incomplete || !strings.Contains(s.Incomplete, "SIGINT") || s.Stop == nil || s.Stop.Reason != session.StopInterrupted {
+		t.Errorf("verdict %q incomplete %q stop %+v", s.Verdict, s.Incomplete, s.Stop)
 	}
 	if len(s.Pairs) == 0 || s.Pairs[0].A.RPS <= 0 {
 		t.Errorf("the measured run was not kept: %+v", s.Pairs)

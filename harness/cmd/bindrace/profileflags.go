@@ -151,5 +151,6 @@ func (pf *profileFlags) addMethodFlags(fs *pflag.FlagSet) {
 	field(pf, fs, "cpus-server", "string", "CPUs for the server (taskset list, e.g. 1 or 2-3)", parseString, func(p *profile.Profile) *string { return &p.CPUsServer })
 	field(pf, fs, "cpus-client", "string", "CPUs for the load generator (taskset list)", parseString, func(p *profile.Profile) *string { return &p.CPUsClient })
 	dur("busy-sample", "how long the machine's idle and steal time are read before each run (default from the profile, 1s; 0 skips it)", func(p *profile.Profile) *profile.Duration { return &p.BusySample })
+	field(pf, fs, "steal-limit", "float", "set aside, and measure again, a round of windows either of which lost more than this % of the CPUs' time to the hypervisor (default from the profile, 2; -1 sets nothing aside)", parseFloat, func(p *profile.Profile) *float64 { return &p.StealLimitPct })
 	field(pf, fs, "loadgen", "string", `load generator: "builtin" or "wrk" (HTTP scenarios; whole seconds) (default from the profile)`, parseString, func(p *profile.Profile) *string { return &p.Loadgen })
 }

@@ -733,6 +733,7 @@ func TestBrowserSequential(t *testing.T) {
 	resum := stats.Summarize(sum.Pairs[:8], sum.Thresholds, d)
 	resum.Shape, resum.BVersion = sum.Shape, "20.30.0"
 	resum.Stop = &session.Stop{Reason: session.StopDecided, Pairs: 8, ElapsedS: 112.4}
+	resum.SetAside = &session.SetAside{LimitPct: 2, Rounds: 3, Measured: 35, ByA: 2, ByB: 1}
 	gate.Apply(&resum, nil)
 	dom := browse(t, "report-sequential", renderFixture(t, t.TempDir(), resum, raw, man))
 
@@ -751,6 +752,9 @@ func TestBrowserSequential(t *testing.T) {
 	}
 	if !strings.Contains(lc, fmt.Sprintf(`class="threshold" data-threshold="%s"`, jsNum(c.Limit))) {
 		t.Error("looks chart has no limit line")
+	}
+	if !strings.Contains(dom, `data-testid="set-aside" data-rounds="3"`) || !strings.Contains(textOf(t, dom, "set-aside"), "3 of 35 rounds") {
+		t.Errorf("set-aside line missing or wrong")
 	}
 	if n := strings.Count(dom, `data-testid="look-row"`); n != 2 {
 		t.Errorf("%d look rows, want 2 (6 and 8 pairs)", n)

@@ -27,7 +27,7 @@ var mirrored = map[string]reflect.Type{
 	"Sweep": reflect.TypeFor[session.Sweep](), "ScalePoint": reflect.TypeFor[session.ScalePoint](),
 	"Scale": reflect.TypeFor[session.Scale](), "Raw": reflect.TypeFor[session.Raw](),
 	"Look": reflect.TypeFor[session.Look](), "Design": reflect.TypeFor[session.Design](),
-	"Stop": reflect.TypeFor[session.Stop](),
+	"Stop": reflect.TypeFor[session.Stop](), "SetAside": reflect.TypeFor[session.SetAside](),
 }
 
 // pageOwn are the declarations of what the page makes itself, mirroring no session type.

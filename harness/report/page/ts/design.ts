@@ -4,7 +4,7 @@
 import { h, s, section } from "./dom";
 import * as F from "./format";
 import { Box, axisTitle, linear, niceDomain, plotH, plotW, round, svgRoot, ticks, yGrid } from "./chart";
-import type { Check, Design, Summary } from "./types";
+import type { Check, Design, SetAside, Summary } from "./types";
 
 const STOP_TEXT: Record<string, string> = {
   decided: "decided after",
@@ -41,6 +41,7 @@ export function designSection(sm: Summary): HTMLElement | null {
     "How it was decided",
     h("p", { class: "note" }, plan),
     h("p", { class: "stop", "data-testid": "stop", "data-reason": sm.stop?.reason ?? "" }, stopText(sm)),
+    sm.set_aside ? h("p", { class: "note", "data-testid": "set-aside", "data-rounds": sm.set_aside.rounds }, setAsideText(sm.set_aside)) : null,
     main ? h("figure", { class: "figure" }, looksChart(main, d)) : null,
     stat.length ? looksTable(stat, d) : null,
     ...stat
@@ -104,4 +105,10 @@ function looksTable(stat: Check[], d: Design): HTMLElement {
     h("thead", null, h("tr", null, ["Pairs", "Bound (deltas on one side)", ...stat.map((c) => c.metric)].map((x) => h("th", { scope: "col" }, x)))),
     h("tbody", null, rows),
   );
+}
+
+/** How many rounds the steal rule set aside, and whose windows were spoiled. */
+function setAsideText(sa: SetAside): string {
+  if (sa.rounds === 0) return `No round of windows lost more than ${sa.limit_pct}% of the CPUs\u2019 time to the hypervisor (${sa.measured} rounds measured).`;
+  return `${sa.rounds} of ${sa.measured} rounds of windows were set aside and measured again: the hypervisor stole more than ${sa.limit_pct}% of the CPUs\u2019 time during A\u2019s window in ${sa.by_a} of them, during B\u2019s in ${sa.by_b}.`;
 }

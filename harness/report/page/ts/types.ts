@@ -143,6 +143,15 @@ export interface Design {
   spent: number[];
 }
 
+/** Rounds of windows the steal rule set aside (schema 3). */
+export interface SetAside {
+  limit_pct: number;
+  rounds: number;
+  measured: number;
+  by_a: number;
+  by_b: number;
+}
+
 /** Why a race stopped measuring pairs (schema 3). */
 export interface Stop {
   reason: string;
@@ -194,6 +203,7 @@ export interface Summary {
   ci_level?: number;
   design?: Design;
   stop?: Stop;
+  set_aside?: SetAside;
   family_confidence?: number;
   fallible_checks?: number;
   decide_on?: string;
