@@ -59,8 +59,11 @@ export CGO_CPPFLAGS := -DBINDRACE_NATIVE_SRC=$(NATIVE_SRC_HASH)
 NATIVE_SRCS := $(sort $(wildcard native/src/*.cc))
 # -DNDEBUG everywhere (also instrumented): front-end PGO matches functions by a hash of their
 # control flow, so the training build and the release build must preprocess identically.
+# -gline-tables-only: line tables, no other debug info, and no change to the code generated;
+# cachegrind's by-file view (docs/counters.md) needs them to put inlined helpers under their file.
+# DWARF 4: valgrind 3.19 (Debian 12) gives up on clang 19's default DWARF 5.
 COMMON_CXXFLAGS := -std=c++20 -fno-exceptions -fno-rtti -fPIC -march=$(MARCH) -DNDEBUG \
-                   -Inative/include -Wall -Wextra $(EXTRA_CXXFLAGS)
+                   -gline-tables-only -gdwarf-4 -Inative/include -Wall -Wextra $(EXTRA_CXXFLAGS)
 
 # ---- release: -O3, ThinLTO, PGO ------------------------------------------------------------
 # Warnings policy for the profile: the committed profile lags the sources between retrainings.

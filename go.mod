@@ -9,6 +9,7 @@ require (
 	github.com/fasthttp/websocket v1.5.12
 	github.com/gorilla/websocket v1.5.3
 	github.com/hodgesds/perf-utils v0.7.0
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/spf13/pflag v1.1.0
 	github.com/valyala/fasthttp v1.78.0

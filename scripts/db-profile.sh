@@ -4,9 +4,11 @@
 # Runs `bin/bindrace race` with the arguments given (default: binding vs fasthttp on get-user
 # at 10 connections, 2 pairs of 6 s windows) and samples each measured run's server with
 # `perf record -e cpu-clock -g` (no PMU needed) for PERF_SECONDS of its window, perf itself on
-# the client CPU 0. Then it sorts every run's samples with scripts/perfbuckets, in µs of server
-# CPU per request at that run's throughput. A server process counts as measured once it has
-# lived 1.2 s (the verifications before the race are shorter); PostgreSQL is skipped.
+# the client CPU 0. Then `bindrace counters --fold` folds every run's samples (by function, by
+# system call, and by activity: stack growth, sysmon, GC, the query, …) in ns of server CPU per
+# request at that run's throughput. A server process counts as measured once it has lived 1.2 s
+# (the verifications before the race are shorter); PostgreSQL is skipped. The sampler of
+# `bindrace counters --mode perf --sample` is the same, for one server outside a race.
 #
 # Environment: OUT (results/db-profile), PERF_SECONDS (5), PERF_HZ (4000).
 # docs/database.md shows what it found.
@@ -52,5 +54,5 @@ while IFS=$'\t' read -r target rps; do
   f="$OUT/run-$i.perf.data"
   [ -f "$f" ] || continue
   printf '\n== run %d: %s at %.0f requests/s\n' "$i" "$target" "$rps"
-  perf script -F ip,sym -i "$f" 2>/dev/null | go run ./scripts/perfbuckets -hz "$HZ" -rps "$rps" -seconds "$SECONDS_PERF"
+  bin/bindrace counters --fold "$f" --responses "$(awk -v r="$rps" -v s="$SECONDS_PERF" 'BEGIN { printf "%.0f", r * s }')" --functions 15
 done <"$OUT/runs.tsv"

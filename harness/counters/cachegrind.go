@@ -55,6 +55,8 @@ type CachegrindRun struct {
 	File      string           `json:"file,omitempty"`
 	StartupS  float64          `json:"startup_s"`
 	ElapsedS  float64          `json:"elapsed_s"` // the load phase, under valgrind
+
+	profile *CachegrindProfile // the whole out file, cost lines included
 }
 
 // CachegrindResult is the N and 2N runs and their difference.
@@ -65,8 +67,17 @@ type CachegrindResult struct {
 	Runs        []CachegrindRun    `json:"runs"`         // [0]: N requests, [1]: 2N requests
 	Responses   int64              `json:"responses"`    // responses(2N run) − responses(N run)
 	Totals      Totals             `json:"-"`            // run 2N − run N, derived counter names
-	PerResponse map[string]float64 `json:"per_response"` // Totals / Responses
+	PerResponse map[string]float64 `json:"per_response"` // Totals / Responses, raw (noise can make a small one negative)
 	Events      map[string]float64 `json:"events"`       // raw events (Ir, Bc, …) per response
+
+	// Resolution is, per counter, the smallest per-response total told from noise; a total
+	// under it is shown as "under the resolution", never as a number.
+	Resolution Resolution `json:"resolution"`
+	// Estimated holds estimated-cycles per response: a model over the simulated caches
+	// (EstimatedFormula), estimated (simulated), never a count of cycles.
+	Estimated map[string]float64 `json:"estimated"`
+	Functions *Breakdown         `json:"functions"` // per-function slopes
+	Files     *Breakdown         `json:"files"`     // per-source-file slopes (inlined helpers under their own file)
 }
 
 // Cachegrind measures target's per-response counts for scenario sc deterministically: one fresh
@@ -114,31 +125,39 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 		res.Runs = append(res.Runs, *run)
 		logf(o.Log, "cachegrind: %s %s: %d requests: Ir %d", t.Name, sc.Name, count, run.Events["Ir"])
 	}
+	if err := res.difference(); err != nil {
+		return nil, fmt.Errorf("cachegrind %s %s: %w", t.Name, sc.Name, err)
+	}
+	return res, nil
+}
+
+// difference turns the N and 2N runs into per-response figures: totals, events, estimated
+// cycles, and both breakdowns with their resolution.
+func (res *CachegrindResult) difference() error {
 	a, b := res.Runs[0], res.Runs[1]
 	res.Responses = b.Responses - a.Responses
 	if res.Responses <= 0 {
-		return nil, fmt.Errorf("cachegrind %s %s: no extra responses between the runs (%d, %d)", t.Name, sc.Name, a.Responses, b.Responses)
+		return fmt.Errorf("no extra responses between the runs (%d, %d)", a.Responses, b.Responses)
 	}
-	va, vb := CachegrindValues(a.Events), CachegrindValues(b.Events)
+	va, vb := slopeCounters(a.Events), slopeCounters(b.Events)
 	res.Totals = Totals{
 		Window: time.Duration((b.ElapsedS - a.ElapsedS) * float64(time.Second)),
 		Values: map[string]float64{},
 	}
 	for k, v := range vb {
-		if w, ok := va[k]; ok {
+		if w, ok := va[k]; ok && k != EstimatedCycles {
 			res.Totals.Values[k] = v - w
 		}
 	}
 	res.Totals.Unsupported = cachegrindUnsupported(res.Totals.Values)
 	if d := res.Totals.Values[Instructions]; d <= 0 {
-		return nil, fmt.Errorf("cachegrind %s %s: the %d-request run counted no more instructions than the %d-request run (%d vs %d Ir)",
-			t.Name, sc.Name, b.Requests, a.Requests, b.Events["Ir"], a.Events["Ir"])
+		return fmt.Errorf("the %d-request run counted no more instructions than the %d-request run (%d vs %d Ir)",
+			b.Requests, a.Requests, b.Events["Ir"], a.Events["Ir"])
 	}
 	res.PerResponse = PerResponse(res.Totals, res.Responses)
-	for _, k := range CachegrindCounters {
-		if v, ok := res.PerResponse[k]; ok && v < 0 {
-			res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("%s per response is negative (%.3f): what %d more requests add is below the run-to-run noise of the simulated caches; use a larger --n", k, v, n))
-		}
+	res.Estimated = map[string]float64{}
+	if e, ok := vb[EstimatedCycles]; ok {
+		res.Estimated[EstimatedCycles] = (e - va[EstimatedCycles]) / float64(res.Responses)
 	}
 	res.Events = map[string]float64{}
 	for k, v := range b.Events {
@@ -146,7 +165,39 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 			res.Events[k] = float64(v-w) / float64(res.Responses)
 		}
 	}
-	return res, nil
+	if a.profile != nil && b.profile != nil {
+		res.breakdowns(a.profile, b.profile)
+	}
+	return nil
+}
+
+// breakdowns fills the function and file views and the totals' resolution, and says so when
+// the totals or the tables fall under it or lack symbols.
+func (res *CachegrindResult) breakdowns(a, b *CachegrindProfile) {
+	seconds, node := res.Runs[0].ElapsedS+res.Runs[1].ElapsedS, isNode(b.Cmd)
+	fnSlopes := Slopes(a, b, res.Responses, ByFunction)
+	rowRes, totalRes := Resolutions(fnSlopes, res.N, seconds, node)
+	res.Resolution = totalRes
+	res.Functions = NewBreakdown(ByFunction, fnSlopes, rowRes, totalRes)
+	flSlopes := Slopes(a, b, res.Responses, ByFile)
+	flRowRes, _ := Resolutions(flSlopes, res.N, seconds, node)
+	res.Files = NewBreakdown(ByFile, flSlopes, flRowRes, totalRes)
+
+	if note := strippedNote(b.Cmd); note != "" {
+		res.Functions.Notes = append(res.Functions.Notes, note)
+	}
+	if sh := res.Functions.NoSymbolShare(); sh >= 1 {
+		res.Functions.Notes = append(res.Functions.Notes, fmt.Sprintf("%.1f%% of the instructions ran in code without a symbol (%s)", sh, unknownLabel(b.Cmd)))
+	}
+	var under []string
+	for _, k := range CachegrindCounters {
+		if v, ok := res.PerResponse[k]; ok && !totalRes.resolves(k, v) {
+			under = append(under, k)
+		}
+	}
+	if len(under) > 0 {
+		res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("%s: under the resolution, what %d more requests add cannot be told from the time-driven work that differs between the two runs (docs/counters.md)", strings.Join(under, ", "), res.N))
+	}
 }
 
 func (o CachegrindOptions) withDefaults(t *targets.Target) CachegrindOptions {
@@ -178,9 +229,10 @@ func (o CachegrindOptions) withDefaults(t *targets.Target) CachegrindOptions {
 }
 
 // CachegrindWrap is the command prefix a server runs under: ASLR off so addresses, hash seeds
-// taken from them and the simulated cache's set mapping repeat run to run.
+// taken from them and the simulated cache's set mapping repeat run to run; symbols left mangled
+// so that SymbolName demangles every name the same way (and folds clones into their function).
 func CachegrindWrap(setarch, valgrind, outDir string) []string {
-	return []string{setarch, "-R", valgrind, "--tool=cachegrind", "--branch-sim=yes", "--cache-sim=yes",
+	return []string{setarch, "-R", valgrind, "--tool=cachegrind", "--branch-sim=yes", "--cache-sim=yes", "--demangle=no",
 		"--cachegrind-out-file=" + filepath.Join(outDir, "cg.%p")}
 }
 
@@ -245,7 +297,7 @@ func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 	if err != nil {
 		return nil, err
 	}
-	run.Events, run.File = prof.Totals, file
+	run.Events, run.File, run.profile = prof.Totals, file, prof
 	return run, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,70 +15,6 @@ import (
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
-
-func TestParseCachegrindSummary(t *testing.T) {
-	p, err := ParseCachegrindFile("testdata/cachegrind.out.fixture")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := "Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim"
-	if strings.Join(p.Events, " ") != wantEvents {
-		t.Errorf("events %v", p.Events)
-	}
-	if p.Cmd != "/bin/true" {
-		t.Errorf("cmd %q", p.Cmd)
-	}
-	// summary: 127837 1091 1072 29414 1150 1013 10266 337 311 25362 3168 279 150
-	want := map[string]int64{"Ir": 127837, "I1mr": 1091, "ILmr": 1072, "Dr": 29414, "D1mr": 1150, "DLmr": 1013,
-		"Dw": 10266, "D1mw": 337, "DLmw": 311, "Bc": 25362, "Bcm": 3168, "Bi": 279, "Bim": 150}
-	for k, v := range want {
-		if p.Totals[k] != v {
-			t.Errorf("%s = %d, want %d", k, p.Totals[k], v)
-		}
-	}
-	v := CachegrindValues(p.Totals)
-	check := map[string]float64{Instructions: 127837, Branches: 25362 + 279, BranchMispredicts: 3168 + 150,
-		I1Misses: 1091, D1Misses: 1150 + 337, LLMisses: 1072 + 1013 + 311, DataReads: 29414, DataWrites: 10266}
-	for k, w := range check {
-		if v[k] != w {
-			t.Errorf("%s = %v, want %v", k, v[k], w)
-		}
-	}
-}
-
-func TestParseCachegrindNoSummary(t *testing.T) {
-	// A truncated file: the cost lines are summed instead.
-	p, err := ParseCachegrindFile("testdata/cachegrind.out.nosummary")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]int64{"Ir": 104, "I1mr": 10, "ILmr": 10, "Dr": 31, "D1mr": 5, "DLmr": 1, "Dw": 25,
-		"D1mw": 0, "DLmw": 0, "Bc": 11, "Bcm": 3, "Bi": 3, "Bim": 3}
-	for k, w := range want {
-		if p.Totals[k] != w {
-			t.Errorf("%s = %d, want %d", k, p.Totals[k], w)
-		}
-	}
-}
-
-func TestParseCachegrindShortSummaryAndErrors(t *testing.T) {
-	p, err := ParseCachegrind(strings.NewReader("events: Ir Bc Bcm\nsummary: 10 2\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Totals["Ir"] != 10 || p.Totals["Bc"] != 2 || p.Totals["Bcm"] != 0 {
-		t.Errorf("%v", p.Totals)
-	}
-	// Without --branch-sim there is no branch figure rather than a zero.
-	if _, ok := CachegrindValues(map[string]int64{"Ir": 5})[Branches]; ok {
-		t.Error("branches derived without Bc/Bi")
-	}
-	for _, bad := range []string{"", "summary: 1 2\n", "events: Ir\nsummary: 1 2\n", "events: Ir\nsummary: x\n"} {
-		if _, err := ParseCachegrind(strings.NewReader(bad)); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
-	}
-}
 
 // cachegrindTarget picks the smallest real target to run under valgrind: binding-static when
 // bin/binding-server is built, else fasthttp (this test binary re-run as the server).

@@ -1,6 +1,6 @@
-// Package counters reads per-response counters of a scenario server.
+// Package counters reads per-response counters of a scenario server, and where they go.
 //
-// Two modes:
+// Modes (docs/counters.md explains every table):
 //
 //   - perf: perf_event counters (through github.com/hodgesds/perf-utils) on every thread of the
 //     server process, threads created later included, enabled only for the load generator's
@@ -9,11 +9,19 @@
 //     (cycles, instructions, branches, …) need a PMU; where the host has none (most VMs) each
 //     one lands in Totals.Unsupported with the reason the kernel gave, never as a zero. Software
 //     counters (task-clock, context switches, page faults) work everywhere perf_event_open is
-//     permitted.
+//     permitted. With a Sampler (perf record -e cpu-clock -g, a software event, on the client's
+//     CPUs) the same window also says where the CPU time went, kernel included, by function and
+//     by system call.
 //   - cachegrind: the server runs under `setarch -R valgrind --tool=cachegrind` (ASLR off) and is
 //     driven with exactly N requests in one fresh run and 2N in a second; the per-response figure
 //     is the difference divided by N, so start-up, the readiness probe and shutdown cancel out.
-//     Counts are simulated and repeat to about 0.1% for instructions (Cachegrind).
+//     Counts are simulated and repeat to about 0.1% for instructions (Cachegrind). Every function
+//     and every source file gets its own slope (Slopes); Breakdown shows those the method's
+//     Resolution tells from its noise and groups the rest; estimated-cycles is a cost model over
+//     the simulated caches, never a count of cycles.
+//   - syscalls: the server's system calls per response, by tracepoint (StartSyscalls: no PMU
+//     needed), under the paced client of cachegrind mode (PacedSyscalls), where the calls a
+//     request costs are fixed by the protocol.
 //
 // Why per-thread events rather than per-CPU: a per-CPU event on the server's pinned CPU also
 // counts whatever else runs there (the kernel's loopback softirqs for the client, other

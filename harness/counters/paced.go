@@ -2,68 +2,139 @@ package counters
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
-	"strconv"
-	"strings"
+	"net/http"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-// pacedRun sends exactly count requests on one connection in batches of pipe, waiting for a
-// whole batch's responses and then gap before writing the next. The gap makes every batch meet
+// The paced client is the driver of every count that must repeat (cachegrind mode, system
+// calls per response): one connection, a batch of pipe requests written at once, every answer
+// of the batch read, then a pause of gap before the next batch. The gap makes every batch meet
 // an idle server (its read finds nothing and it parks in epoll), so each batch costs the server
-// the same instructions; without it whether the next batch is already there when the server
-// reads again is a race between the client and the valgrind'ed server, and the per-response
-// figure wanders by a few percent run to run (measured here: ±1.5% at N=20000, pipelining 10).
-// ex says what the connection speaks: HTTP requests, or WebSocket messages to be echoed.
-func pacedRun(ctx context.Context, addr string, ex exchange, count int64, pipe int, gap, timeout time.Duration) (int64, time.Duration, error) {
+// the same work; without it whether the next batch is already there when the server reads again
+// is a race between the client and the server, and a per-response figure wanders by a few
+// percent run to run (measured under valgrind: ±1.5% at N=20000, pipelining 10).
+
+// pacedConn is one connection of the paced client.
+type pacedConn struct {
+	conn    *heldConn
+	ex      exchange
+	pipe    int
+	gap     time.Duration
+	timeout time.Duration
+}
+
+// dialPaced connects to addr and opens the exchange (a WebSocket upgrade, say).
+func dialPaced(ctx context.Context, addr string, ex exchange, pipe int, gap, timeout time.Duration) (*pacedConn, error) {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer c.Close()
-	br := bufio.NewReaderSize(c, 64<<10)
-	c.SetDeadline(time.Now().Add(timeout))
-	if err := ex.open(c, br); err != nil {
-		return 0, 0, err
+	hc := &heldConn{Conn: c}
+	hc.SetDeadline(time.Now().Add(timeout))
+	if err := ex.open(ctx, hc); err != nil {
+		c.Close()
+		return nil, err
 	}
-	batch := bytes.Repeat(ex.request(), pipe)
-	one := len(batch) / pipe
+	return &pacedConn{conn: hc, ex: ex, pipe: pipe, gap: gap, timeout: timeout}, nil
+}
+
+// run sends exactly count requests in batches and reads every answer; it returns how many were
+// answered and how long that took.
+func (p *pacedConn) run(ctx context.Context, count int64) (int64, time.Duration, error) {
 	start := time.Now()
 	var done int64
 	for done < count {
 		if err := ctx.Err(); err != nil {
 			return done, time.Since(start), err
 		}
-		k := min(int64(pipe), count-done)
-		c.SetDeadline(time.Now().Add(timeout))
-		if _, err := c.Write(batch[:one*int(k)]); err != nil {
+		k := min(int64(p.pipe), count-done)
+		p.conn.SetDeadline(time.Now().Add(p.timeout))
+		if err := p.batch(int(k)); err != nil {
 			return done, time.Since(start), fmt.Errorf("write: %w", err)
 		}
-		for i := int64(0); i < k; i++ {
-			if err := ex.read(br); err != nil {
+		for range k {
+			if err := p.ex.read(); err != nil {
 				return done, time.Since(start), fmt.Errorf("response %d: %w", done+1, err)
 			}
 			done++
 		}
-		if gap > 0 && done < count {
-			time.Sleep(gap)
+		if p.gap > 0 && done < count {
+			time.Sleep(p.gap)
 		}
 	}
 	return done, time.Since(start), nil
 }
 
+// batch writes k requests in one write, as a pipelining client sends them.
+func (p *pacedConn) batch(k int) error {
+	p.conn.hold = true
+	for range k {
+		if err := p.ex.send(); err != nil {
+			p.conn.hold = false
+			return err
+		}
+	}
+	return p.conn.flush()
+}
+
+func (p *pacedConn) close() { p.conn.Close() }
+
+// pacedRun dials addr, sends exactly count requests paced as above, and closes the connection.
+func pacedRun(ctx context.Context, addr string, ex exchange, count int64, pipe int, gap, timeout time.Duration) (int64, time.Duration, error) {
+	p, err := dialPaced(ctx, addr, ex, pipe, gap, timeout)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer p.close()
+	return p.run(ctx, count)
+}
+
+// heldConn holds what is written while hold is set, until flush writes it at once, and counts
+// the bytes that cross it each way.
+type heldConn struct {
+	net.Conn
+	hold            bool
+	held            []byte
+	written, readIn int64
+}
+
+func (h *heldConn) Write(b []byte) (int, error) {
+	if h.hold {
+		h.held = append(h.held, b...)
+		return len(b), nil
+	}
+	n, err := h.Conn.Write(b)
+	h.written += int64(n)
+	return n, err
+}
+
+func (h *heldConn) Read(b []byte) (int, error) {
+	n, err := h.Conn.Read(b)
+	h.readIn += int64(n)
+	return n, err
+}
+
+// flush writes what was held and stops holding.
+func (h *heldConn) flush() error {
+	h.hold = false
+	b := h.held
+	h.held = h.held[:0]
+	_, err := h.Write(b)
+	return err
+}
+
 // exchange is what a paced connection speaks.
 type exchange interface {
-	open(c net.Conn, br *bufio.Reader) error // anything before the first request (an upgrade)
-	request() []byte                         // one request's bytes; a batch repeats them
-	read(br *bufio.Reader) error             // consume one answer, or say what is wrong with it
+	open(ctx context.Context, c net.Conn) error // anything before the first request (an upgrade)
+	send() error                                // write one request on the connection open gave
+	read() error                                // consume one answer, or say what is wrong with it
 }
 
 // exchangeFor is the exchange of sc's scenario against addr.
@@ -71,82 +142,39 @@ func exchangeFor(sc scenario.Scenario, addr string) exchange {
 	if sc.WebSocket() {
 		return &wsExchange{host: addr, path: sc.Path, payload: sc.Body}
 	}
-	return httpExchange(sc.Request(addr))
+	return &httpExchange{request: sc.Request(addr)}
 }
 
 // httpExchange sends one HTTP/1.1 request and reads its response.
-type httpExchange []byte
+type httpExchange struct {
+	request []byte
+	c       net.Conn
+	br      *bufio.Reader
+}
 
-func (httpExchange) open(net.Conn, *bufio.Reader) error { return nil }
-func (h httpExchange) request() []byte                  { return h }
-func (httpExchange) read(br *bufio.Reader) error        { return readResponse(br) }
+func (h *httpExchange) open(_ context.Context, c net.Conn) error {
+	h.c, h.br = c, bufio.NewReaderSize(c, 64<<10)
+	return nil
+}
 
-// readResponse consumes one HTTP/1.1 response (Content-Length or chunked) and wants a 2xx.
-func readResponse(br *bufio.Reader) error {
-	line, err := br.ReadString('\n')
+func (h *httpExchange) send() error {
+	_, err := h.c.Write(h.request)
+	return err
+}
+
+// read consumes one response and wants a 2xx whose body a kept-alive connection can frame.
+func (h *httpExchange) read() error {
+	resp, err := http.ReadResponse(h.br, nil)
 	if err != nil {
 		return err
 	}
-	f := strings.Fields(line)
-	if len(f) < 2 || !strings.HasPrefix(f[0], "HTTP/1.") {
-		return fmt.Errorf("malformed status line %q", line)
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("status %q", resp.Status)
 	}
-	status, err := strconv.Atoi(f[1])
-	if err != nil || status < 200 || status > 299 {
-		return fmt.Errorf("status %q", strings.TrimSpace(line))
-	}
-	length, chunked := int64(-1), false
-	for {
-		h, err := br.ReadString('\n')
-		if err != nil {
-			return err
-		}
-		h = strings.TrimRight(h, "\r\n")
-		if h == "" {
-			break
-		}
-		name, val, _ := strings.Cut(h, ":")
-		val = strings.TrimSpace(val)
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "content-length":
-			if length, err = strconv.ParseInt(val, 10, 64); err != nil {
-				return fmt.Errorf("bad content-length %q", val)
-			}
-		case "transfer-encoding":
-			chunked = strings.Contains(strings.ToLower(val), "chunked")
-		}
-	}
-	switch {
-	case chunked:
-		for {
-			sz, err := br.ReadString('\n')
-			if err != nil {
-				return err
-			}
-			sz, _, _ = strings.Cut(strings.TrimSpace(sz), ";")
-			n, err := strconv.ParseInt(sz, 16, 64)
-			if err != nil {
-				return fmt.Errorf("bad chunk size %q", sz)
-			}
-			if n == 0 {
-				for { // trailers
-					t, err := br.ReadString('\n')
-					if err != nil {
-						return err
-					}
-					if strings.TrimRight(t, "\r\n") == "" {
-						return nil
-					}
-				}
-			}
-			if _, err := io.CopyN(io.Discard, br, n+2); err != nil {
-				return err
-			}
-		}
-	case length >= 0:
-		_, err := io.CopyN(io.Discard, br, length)
-		return err
-	default:
+	if resp.ContentLength < 0 && len(resp.TransferEncoding) == 0 {
 		return fmt.Errorf("response without Content-Length or chunked body: cannot frame it on a kept-alive connection")
 	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
 }

@@ -1,13 +1,17 @@
 package counters
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/internal/wstest"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -36,8 +40,8 @@ func TestPacedWebSocketEcho(t *testing.T) {
 	}
 
 	text := wstest.EchoServer(t, func(_ int, msg []byte) (int, []byte) { return 1, msg })
-	if _, err := run(text); err == nil || !strings.Contains(err.Error(), "want an unmasked final binary frame") {
-		t.Errorf("text echo: %v; want the frame header named", err)
+	if _, err := run(text); err == nil || !strings.Contains(err.Error(), "want a binary message") {
+		t.Errorf("text echo: %v; want the opcode named", err)
 	}
 
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
@@ -47,19 +51,97 @@ func TestPacedWebSocketEcho(t *testing.T) {
 	}
 }
 
-func TestMaskedFrame(t *testing.T) {
-	for _, n := range []int{0, 64, 125, 126, 1000} {
-		f := maskedFrame(make([]byte, n))
-		head := 2 + 4
-		if n >= 126 {
-			head += 2
+// rawServer answers every request head it reads on a connection with answer, and records the
+// size of each read, so a test can see how the client's requests arrived.
+func rawServer(t *testing.T, answer string) (addr string, reads chan int) {
+	t.Helper()
+	ln, _ := loopback.Listen(t)
+	reads = make(chan int, 1000)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					reads <- n
+					for range strings.Count(string(buf[:n]), "\r\n\r\n") {
+						fmt.Fprint(c, answer)
+					}
+				}
+			}()
 		}
-		if len(f) != head+n || f[0] != 0x82 || f[1]&0x80 == 0 {
-			t.Errorf("payload %d: frame of %d bytes, header %#x %#x", n, len(f), f[0], f[1])
+	}()
+	return ln.Addr().String(), reads
+}
+
+// TestPacedHTTP: responses framed by Content-Length or chunked are read whole; a batch leaves
+// in one write; a non-2xx or an unframeable response is an error naming it.
+func TestPacedHTTP(t *testing.T) {
+	sc, err := scenario.ByName("ping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(addr string, count int64) (int64, error) {
+		n, _, err := pacedRun(context.Background(), addr, exchangeFor(sc, addr), count, 10, time.Millisecond, 5*time.Second)
+		return n, err
+	}
+	length, reads := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+	if n, err := run(length, 30); err != nil || n != 30 {
+		t.Errorf("content-length: %d, %v", n, err)
+	}
+	one := len(sc.Request(length))
+	for i := 0; i < 3; i++ {
+		if got := <-reads; got != 10*one {
+			t.Errorf("batch %d arrived in a read of %d bytes, want the 10 requests' %d at once", i, got, 10*one)
 		}
-		// A zero payload masked is the key repeated: the mask was applied.
-		if n >= 4 && string(f[head:head+4]) != string(wsMaskKey[:]) {
-			t.Errorf("payload %d: masked bytes %x, want the key %x", n, f[head:head+4], wsMaskKey)
+	}
+	chunked, _ := rawServer(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n")
+	if n, err := run(chunked, 12); err != nil || n != 12 {
+		t.Errorf("chunked: %d, %v", n, err)
+	}
+	for answer, want := range map[string]string{
+		"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n": `status "503 Service Unavailable"`,
+		"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\n\r\nhi":           "cannot frame",
+		"SPDY/3 200 OK\r\n\r\n": "malformed HTTP",
+	} {
+		addr, _ := rawServer(t, answer)
+		if n, err := run(addr, 5); err == nil || n != 0 || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %d answered, error %v, want %q", answer, n, err, want)
 		}
+	}
+}
+
+// TestHeldConnCounts: the bytes each way are counted, held ones once they leave.
+func TestHeldConnCounts(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	h := &heldConn{Conn: a, hold: true}
+	h.Write([]byte("abc"))
+	h.Write([]byte("de"))
+	if h.written != 0 {
+		t.Errorf("held bytes counted before the flush: %d", h.written)
+	}
+	go func() {
+		r := bufio.NewReader(b)
+		buf := make([]byte, 5)
+		r.Read(buf)
+		b.Write([]byte("xyz"))
+	}()
+	if err := h.flush(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 3)
+	h.Read(buf)
+	if h.written != 5 || h.readIn != 3 {
+		t.Errorf("written %d read %d, want 5 and 3", h.written, h.readIn)
 	}
 }

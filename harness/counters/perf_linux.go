@@ -54,6 +54,24 @@ type perfSession struct {
 // process is gone or no thread list can be read. Call it at Hooks.MeasureStart and Stop at
 // Hooks.MeasureEnd.
 func StartPerf(pid int) (PerfSession, error) {
+	s, err := openEvents(pid, perfEvents)
+	if err != nil {
+		return nil, err // not a nil *perfSession in a non-nil interface
+	}
+	s.Enable()
+	return s, nil
+}
+
+// EventSet is a PerfSession opened but not yet counting: open it before a window (opening can
+// take seconds, tracepoints most), Enable it as the window opens, Stop it as it closes.
+type EventSet interface {
+	PerfSession
+	Enable()
+}
+
+// openEvents opens events on every thread of pid (inherited by threads created later), off
+// until Enable; an event the kernel refuses is in Totals.Unsupported with the reason.
+func openEvents(pid int, events []perfEvent) (*perfSession, error) {
 	tids, err := threadIDs(pid)
 	if err != nil {
 		return nil, err
@@ -66,7 +84,7 @@ func StartPerf(pid int) (PerfSession, error) {
 				continue
 			}
 			gone := false
-			for _, ev := range perfEvents {
+			for _, ev := range events {
 				if _, bad := s.unsupported[ev.name]; bad {
 					continue
 				}
@@ -113,6 +131,11 @@ func StartPerf(pid int) (PerfSession, error) {
 		s.closeAll()
 		return nil, fmt.Errorf("perf: process %d has no live thread (exited?)", pid)
 	}
+	return s, nil
+}
+
+// Enable zeroes the counters and turns them on: the window opens.
+func (s *perfSession) Enable() {
 	s.start = time.Now()
 	for _, ps := range s.profs {
 		for _, p := range ps {
@@ -120,7 +143,6 @@ func StartPerf(pid int) (PerfSession, error) {
 			p.Start()
 		}
 	}
-	return s, nil
 }
 
 func (s *perfSession) closeAll() {

@@ -23,6 +23,9 @@ type PerfOptions struct {
 	StartTimeout time.Duration // default 30 s
 	Timeout      time.Duration // load generator's dial/per-batch timeout, default 10 s
 	Log          io.Writer
+	// Sample, when set, also samples the server's threads with perf record during the window
+	// (Sampler). Where that is not possible the result says why and the counters stand.
+	Sample *SamplerOptions
 }
 
 // withDefaults fills what o leaves zero.
@@ -38,7 +41,7 @@ func (o PerfOptions) withDefaults() PerfOptions {
 }
 
 // orDefault sets *v to def when it is not positive.
-func orDefault[T int | time.Duration](v *T, def T) {
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
 	if *v <= 0 {
 		*v = def
 	}
@@ -52,6 +55,8 @@ type PerfResult struct {
 	PerResponse      map[string]float64
 	ServerCPUSeconds float64 // utime+stime of all the server's threads over the window (/proc)
 	Load             *load.Result
+	Sample           *SampleTable // with PerfOptions.Sample: where the window's CPU time went
+	SampleError      string       // with PerfOptions.Sample: why there is no Sample
 }
 
 // Perf starts a fresh server, warms it up, and counts its threads over the load generator's
@@ -72,6 +77,8 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 		cpu0, cpu1       float64
 		cpuErr           error
 	)
+	smp := startSampling(srv.Pid, o.Sample)
+	defer smp.close()
 	hooks := load.Hooks{
 		MeasureStart: func() {
 			if u, err := srv.Usage(); err == nil {
@@ -79,6 +86,7 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 			} else {
 				cpuErr = err
 			}
+			smp.enable()
 			sess, startErr = StartPerf(srv.Pid)
 		},
 		MeasureEnd: func() {
@@ -86,6 +94,7 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 				return
 			}
 			totals, endErr = sess.Stop()
+			smp.disable()
 			if u, err := srv.Usage(); err == nil {
 				cpu1 = u.CPUSeconds
 			} else {
@@ -121,5 +130,6 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 		res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("the load generator saw %d errors (%v) in the window", errs, lr.Errors))
 	}
 	res.PerResponse = PerResponse(totals, lr.Responses)
+	res.Sample, res.SampleError = smp.finish(lr.Responses)
 	return res, nil
 }

@@ -1,9 +1,10 @@
-//go:build !bindrace_regress
+//go:build !bindrace_regress && !bindrace_regress_syscall
 
 package main
 
 import "github.com/bindrace/bindrace/binding"
 
-// regress is the ping handler's hook for the gate's regression test (regress_on.go); in every
-// shipped build it does nothing and is inlined away.
+// regress is the ping handler's hook for the regression tests (regress_on.go: more
+// instructions; regress_syscall.go: one more system call); in every shipped build it does
+// nothing and is inlined away.
 func regress(*binding.Request) {}

@@ -1,4 +1,4 @@
-//go:build bindrace_regress
+//go:build bindrace_regress && !bindrace_regress_syscall
 
 package main
 

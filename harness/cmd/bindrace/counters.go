@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,78 +19,126 @@ import (
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
-const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind] [flags]
+const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind|syscalls] [flags]
 
-Per-response counters of one target serving one scenario.
+Per-response counters of one target serving one scenario (docs/counters.md explains every
+table).
 
   perf        perf_event counters (hardware: cycles, instructions, branches, branch-misses,
               cache-references, cache-misses, IPC; software: task-clock, context switches, page
               faults) on every thread of a fresh server, enabled only during the measurement window
               after warm-up, divided by the responses counted in that window. A counter the host
               cannot give (no PMU in most VMs, perf_event_paranoid too high) is listed as
-              unsupported with the reason, never as zero.
+              unsupported with the reason, never as zero. --sample also samples the server's
+              threads with perf record -e cpu-clock -g over the window (no PMU needed; perf runs
+              on the client's CPUs): nanoseconds per response by function, user and kernel, by
+              system call.
   cachegrind  the server under setarch -R valgrind --tool=cachegrind, driven with exactly N
               requests in one fresh run and 2N in another; (count(2N) - count(N)) / N cancels
               start-up and shutdown. Deterministic (instructions repeat to ~0.1%); user-space only.
+              Per function and per source file, each row's own slope; a figure under the method's
+              resolution is grouped, never shown as a number; estimated-cycles is a model over the
+              simulated caches, estimated (simulated), not a count.
+  syscalls    the server's system calls per response (tracepoints: no PMU needed), in total and
+              by call, with context switches and bytes per send and recv, over N requests of the
+              paced client cachegrind mode uses (one connection, --gap between batches), where
+              the count is fixed by the protocol.
 
 Exit status: 0 ok, 2 error.
 
 Flags:
 `
 
-// countersCommand is `bindrace counters`.
-func countersCommand(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("counters", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	target := fs.String("target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
-	scen := fs.String("scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", "))
-	o := counters.Options{Log: stderr}
-	fs.StringVar(&o.Mode, "mode", "perf", "perf or cachegrind")
-	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N)")
+// countersArgs are the flags of `bindrace counters`.
+type countersArgs struct {
+	target, scenario       string
+	o                      counters.Options
+	cpusServer, cpusClient string
+	show                   tableSizes
+	asJSON                 bool
+	fold                   string
+	responses              int64
+}
+
+// register puts the flags on fs.
+func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
+	fs.StringVar(&a.target, "target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
+	fs.StringVar(&a.scenario, "scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", "))
+	a.o = counters.Options{Log: stderr}
+	o := &a.o
+	fs.StringVar(&o.Mode, "mode", "perf", strings.Join(counters.Modes, ", "))
+	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N); syscalls: requests counted")
 	fs.DurationVar(&o.Duration, "duration", 5*time.Second, "perf: measured window")
 	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "perf: warm-up before the window (counters off)")
 	fs.IntVar(&o.Connections, "connections", 0, "connections (default: perf 100, cachegrind 1)")
 	fs.IntVar(&o.Pipelining, "pipelining", 10, "requests in flight per connection")
 	fs.IntVar(&o.Workers, "workers", 1, "perf: load generator goroutines")
 	fs.IntVar(&o.Threads, "threads", 0, "server threads (0 = the target's default)")
-	cpusServer := fs.String("cpus-server", "auto", `server CPUs (taskset list); "auto": the harness's default split (on 2 CPUs 1, on more the upper half); "none": not pinned`)
-	cpusClient := fs.String("cpus-client", "auto", `load generator CPUs; "auto": the other CPUs of the default split; "none": not pinned`)
+	fs.StringVar(&a.cpusServer, "cpus-server", "auto", `server CPUs (taskset list); "auto": the harness's default split (on 2 CPUs 1, on more the upper half); "none": not pinned`)
+	fs.StringVar(&a.cpusClient, "cpus-client", "auto", `load generator CPUs; "auto": the other CPUs of the default split; "none": not pinned`)
 	fs.DurationVar(&o.StartTimeout, "start-timeout", 0, "wait for the server's first valid response (default perf 30s; cachegrind 90s, node 180s)")
-	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind: pause between batches on one connection (repeatable counts); 0 = load generator in Count mode, closed loop (--connections honoured)")
-	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout (progress goes to stderr)")
+	fs.DurationVar(&o.Gap, "gap", 500*time.Microsecond, "cachegrind, syscalls: pause between batches on one connection (repeatable counts); cachegrind 0 = load generator in Count mode, closed loop (--connections honoured)")
+	fs.StringVar(&o.Keep, "keep", "", "cachegrind: keep the cg.<pid> out files in this directory; perf --sample: keep the perf.data there")
+	fs.BoolVar(&o.Sample, "sample", false, "perf: also sample the server's threads over the window (perf record -e cpu-clock -g, on the client's CPUs): ns per response by function, user/kernel, by system call")
+	fs.DurationVar(&o.SamplePeriod, "sample-period", counters.DefaultSamplePeriod, "perf --sample: a sample per this much of a thread's CPU time (shorter: more samples, more overhead on the server)")
+	fs.IntVar(&a.show.functions, "functions", 15, "cachegrind, perf --sample: print the top K functions (0: none; --json carries every one above the resolution or the floor)")
+	fs.IntVar(&a.show.files, "files", 10, "cachegrind: print the top K source files (where inlined helpers' instructions show; 0: none)")
+	fs.StringVar(&a.fold, "fold", "", "instead of measuring: fold FILE, a perf.data recorded elsewhere with perf record -e cpu-clock -g, into --sample's tables")
+	fs.Int64Var(&a.responses, "responses", 0, "with --fold: the responses served while FILE was recorded (0: shares only)")
+	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object on stdout (progress goes to stderr)")
+}
+
+// check says what is wrong with the flags, "" when nothing.
+func (a *countersArgs) check() string {
+	o := a.o
+	switch {
+	case a.target == "":
+		return fmt.Sprintf("--target is required (known: %s, cmd:<command with {port}>)", strings.Join(targets.Names(), ", "))
+	case !slices.Contains(counters.Modes, o.Mode):
+		return fmt.Sprintf("unknown --mode %q: %s", o.Mode, strings.Join(counters.Modes, ", "))
+	case o.Sample && o.Mode != "perf":
+		return "--sample needs --mode perf (it samples a server under live load)"
+	case o.Mode != "perf" && o.N <= 0:
+		return "--n must be > 0"
+	case o.Pipelining <= 0 || o.Connections < 0 || o.Workers <= 0:
+		return "--pipelining and --workers must be > 0, --connections >= 0"
+	}
+	return ""
+}
+
+// countersCommand is `bindrace counters`.
+func countersCommand(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("counters", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var a countersArgs
+	a.register(fs, stderr)
 	if code, done := parseCountersFlags(fs, args, stdout, stderr); done {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "counters: "+format+"\n", a...)
+	fail := func(format string, v ...any) int {
+		fmt.Fprintf(stderr, "counters: "+format+"\n", v...)
 		return 2
 	}
 	if fs.NArg() > 0 {
 		return fail("unexpected argument %q (see --help)", fs.Arg(0))
 	}
-	if *target == "" {
-		return fail("--target is required (known: %s, cmd:<command with {port}>)", strings.Join(targets.Names(), ", "))
+	if a.fold != "" {
+		return foldCommand(a, stdout, stderr)
 	}
-	if o.Mode != "perf" && o.Mode != "cachegrind" {
-		return fail("unknown --mode %q: perf or cachegrind", o.Mode)
+	if why := a.check(); why != "" {
+		return fail("%s", why)
 	}
-	sc, err := scenario.ByName(*scen)
+	sc, err := scenario.ByName(a.scenario)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if o.Mode == "cachegrind" && o.N <= 0 {
-		return fail("--n must be > 0")
-	}
-	if o.Pipelining <= 0 || o.Connections < 0 || o.Workers <= 0 {
-		return fail("--pipelining and --workers must be > 0, --connections >= 0")
-	}
-	t, err := targets.Resolve(*target)
+	t, err := targets.Resolve(a.target)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if o.CPUsServer, o.CPUsClient, err = cpuPlan(*cpusServer, *cpusClient); err != nil {
+	o := a.o
+	if o.CPUsServer, o.CPUsClient, err = cpuPlan(a.cpusServer, a.cpusClient); err != nil {
 		return fail("%v", err)
 	}
 	restore, err := machine.PinSelf(o.CPUsClient)
@@ -103,14 +151,39 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := counters.Measure(ctx, t, sc, o)
 	if errors.Is(err, counters.ErrNoCounters) {
-		writeCountersReport(stdout, rep, *asJSON)
+		writeCountersReport(stdout, rep, a.asJSON, a.show)
 	}
 	if err != nil {
 		return fail("%v", err)
 	}
-	writeCountersReport(stdout, rep, *asJSON)
+	writeCountersReport(stdout, rep, a.asJSON, a.show)
 	return 0
 }
+
+// foldCommand is `bindrace counters --fold FILE`: a perf.data recorded elsewhere, folded into
+// the sampler's tables.
+func foldCommand(a countersArgs, stdout, stderr io.Writer) int {
+	p, err := counters.FoldPerfData("perf", a.fold, counters.NoSymbolCode)
+	if err != nil {
+		fmt.Fprintf(stderr, "counters: --fold: %v\n", err)
+		return 2
+	}
+	tab := p.Table(max(a.responses, 1))
+	if a.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(tab)
+		return 0
+	}
+	if a.responses <= 0 {
+		fmt.Fprintln(stdout, "no --responses: the ns columns are ns over the whole file; the shares stand")
+	}
+	writeSample(stdout, tab, a.show.functions)
+	return 0
+}
+
+// tableSizes is how many rows of each breakdown the text output prints.
+type tableSizes struct{ functions, files int }
 
 // parseCountersFlags parses the counters flags (and -h/--help, which prints the usage on
 // stdout); done with exit 0 after the help, 2 on a bad flag.
@@ -134,8 +207,8 @@ func parseCountersFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writ
 	return 0, false
 }
 
-// writeCountersReport prints what counters measured: the JSON object, or a table.
-func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
+// writeCountersReport prints what counters measured: the JSON object, or tables.
+func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool, show tableSizes) {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -143,8 +216,11 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
 		return
 	}
 	fmt.Fprintf(w, "%s, scenario %s, mode %s", r.Target, r.Scenario, r.Mode)
-	if r.Mode == "cachegrind" {
+	switch r.Mode {
+	case "cachegrind":
 		fmt.Fprintf(w, ", N=%d (runs of N and 2N requests)", r.N)
+	case "syscalls":
+		fmt.Fprintf(w, ", N=%d requests counted, paced", r.N)
 	}
 	fmt.Fprintf(w, ", %d connections × pipelining %d\n", r.Connections, r.Pipelining)
 	fmt.Fprintf(w, "responses %d, window %.3f s", r.Responses, r.WindowS)
@@ -156,20 +232,7 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "counter\ttotal\tper response\t")
-	keys := map[string]bool{}
-	for k := range r.PerResponse {
-		keys[k] = true
-	}
-	for _, k := range counters.Order(keys) {
-		total := "-"
-		if v, ok := r.Totals[k]; ok {
-			total = counters.FormatCount(v)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", k, total, counters.FormatCount(r.PerResponse[k]))
-	}
-	tw.Flush()
+	writeTotals(w, r)
 	if len(r.Unsupported) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "unsupported:")
@@ -184,6 +247,10 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	writeBreakdown(w, r.Functions, show.functions)
+	writeBreakdown(w, r.Files, show.files)
+	writeSyscalls(w, r.Syscalls)
+	writeSample(w, r.Sample, show.functions)
 	if r.Caveat != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.Caveat)
 	}

@@ -2,8 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/bindrace/bindrace/harness/counters"
 )
 
 func TestCountersCommandErrors(t *testing.T) {
@@ -29,6 +37,121 @@ func TestCountersCommandErrors(t *testing.T) {
 	}
 }
 
+// fakeValgrind puts a `valgrind` on PATH that runs the server it is given, and when the
+// server exits writes the next of files as the run's cachegrind out file: the real tool's
+// output in the fixtures, without the real tool's minutes.
+func fakeValgrind(t *testing.T, files ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	script := `#!/bin/sh
+out=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cachegrind-out-file=*) out=${1#--cachegrind-out-file=} ;;
+    --*) ;;
+    *) break ;;
+  esac
+  shift
+done
+"$@" &
+child=$!
+trap 'kill -TERM $child 2>/dev/null' TERM INT
+wait $child
+wait $child
+n=$(cat "$FAKE_CG_STATE" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo $n > "$FAKE_CG_STATE"
+eval "src=\${FAKE_CG_$n}"
+cp "$src" "$(echo "$out" | sed "s/%p/$$/")"
+`
+	if err := os.WriteFile(filepath.Join(dir, "valgrind"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	t.Setenv("FAKE_CG_STATE", filepath.Join(dir, "runs"))
+	for i, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(fmt.Sprintf("FAKE_CG_%d", i+1), abs)
+	}
+}
+
+const cgFixtures = "../../counters/testdata/cgprog/"
+
+// TestCountersCachegrindBadOutFile: a cachegrind out file whose fn= section is cut short is an
+// error naming the file, exit 2, and no table.
+func TestCountersCachegrindBadOutFile(t *testing.T) {
+	whole, err := os.ReadFile(cgFixtures + "prog.N.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.out")
+	if err := os.WriteFile(cut, whole[:len(whole)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fakeValgrind(t, cut, cut)
+	var out, errb bytes.Buffer
+	code := countersCommand([]string{"--target", "fasthttp", "--mode", "cachegrind", "--n", "1000", "--cpus-client", "none", "--cpus-server", "none"}, &out, &errb)
+	if code != 2 || !regexp.MustCompile(`cachegrind out file \S+/cg\.\d+: .*truncated`).MatchString(errb.String()) {
+		t.Errorf("exit %d, stderr %q: want 2 and the file named as truncated", code, errb.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", out.String())
+	}
+}
+
+// TestCountersCachegrindStripped: a stripped server's table says its instructions have no
+// symbol, and still gives the total.
+func TestCountersCachegrindStripped(t *testing.T) {
+	fakeValgrind(t, cgFixtures+"stripped.N.out", cgFixtures+"stripped.2N.out")
+	var out, errb bytes.Buffer
+	code := countersCommand([]string{"--target", "fasthttp", "--mode", "cachegrind", "--n", "1000", "--cpus-client", "none", "--cpus-server", "none"}, &out, &errb)
+	text := out.String()
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, text, errb.String())
+	}
+	for _, want := range []string{
+		`instructions\s+354000\.0\s+354\.0`,                           // the total stands
+		`100\.0% of the instructions ran in code without a symbol`,    // and the table says why
+		`354\.0\s+100\.0%.*\[no symbol: stripped or generated code\]`, // it has one row
+		`estimated-cycles\*\s+-\s+358\.0`, `\* estimated-cycles: estimated \(simulated\)`,
+	} {
+		if !regexp.MustCompile(want).MatchString(text) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestCountersSampleWithoutPerf: --sample where perf is missing says why, and the perf-mode
+// counters are still measured and printed (exit 0).
+func TestCountersSampleWithoutPerf(t *testing.T) {
+	dir := t.TempDir()
+	for _, tool := range []string{"taskset", "setarch"} { // everything but perf
+		if p, err := exec.LookPath(tool); err == nil {
+			os.Symlink(p, filepath.Join(dir, tool))
+		}
+	}
+	t.Setenv("PATH", dir)
+	var out, errb bytes.Buffer
+	code := countersCommand([]string{"--target", "fasthttp", "--mode", "perf", "--sample", "--duration", "500ms", "--warmup", "200ms",
+		"--connections", "4", "--json"}, &out, &errb)
+	var r counters.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("exit %d, stdout not JSON (%v): %s\n%s", code, err, out.String(), errb.String())
+	}
+	if code != 0 && code != 2 { // 2: no counter at all on this host, said in the report
+		t.Errorf("exit %d", code)
+	}
+	if why := r.Unsupported["sample"]; !strings.Contains(why, "perf not found") || r.Sample != nil {
+		t.Errorf("sample: %q, table %v", why, r.Sample)
+	}
+	if r.Responses <= 0 || r.PerResponse[counters.TaskClockNs] <= 0 && code == 0 {
+		t.Errorf("the counters were not measured: responses %d, per response %v", r.Responses, r.PerResponse)
+	}
+}
+
 func TestCountersCommandValgrindMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	var out, errb bytes.Buffer
@@ -38,5 +161,33 @@ func TestCountersCommandValgrindMissing(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("stdout %q", out.String())
+	}
+}
+
+// TestCountersFold: --fold reads a perf.data recorded elsewhere (as scripts/db-profile.sh
+// records its race's servers) into the sampler's tables; an unreadable file is exit 2.
+func TestCountersFold(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := countersCommand([]string{"--fold", filepath.Join(t.TempDir(), "none.perf.data")}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "perf script") {
+		t.Errorf("a missing file: exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	data := filepath.Join(t.TempDir(), "busy.perf.data")
+	rec := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", data, "--",
+		"sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
+	if b, err := rec.CombinedOutput(); err != nil {
+		t.Skipf("perf record refused here: %v %s", err, b)
+	}
+	out.Reset()
+	errb.Reset()
+	code := countersCommand([]string{"--fold", data, "--responses", "1000", "--json"}, &out, &errb)
+	var tab counters.SampleTable
+	if code != 0 || json.Unmarshal(out.Bytes(), &tab) != nil {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if tab.Samples <= 0 || tab.NsPerResponse <= 0 || len(tab.Functions) == 0 || tab.UserNs <= 0 {
+		t.Errorf("table %+v", tab)
 	}
 }

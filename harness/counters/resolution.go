@@ -1,0 +1,108 @@
+package counters
+
+import (
+	"math"
+)
+
+// Resolution is, per counter, the smallest per-response slope a cachegrind measurement tells
+// from its own noise. A slope under it (negative ones included) is not shown as a number.
+//
+// Why there is noise at all: the N and 2N runs are two processes, and work that is driven by
+// time rather than by requests (the Go runtime's sysmon, scavenger and timers, a GC cycle, the
+// heap growing; V8 compiling a hot function or collecting on its own schedule; the core's Date
+// cache, once a second) lands in each run in amounts that differ from run to run. Repeated
+// measurements show that difference growing with how long the runs took, about linearly
+// (docs/counters.md, "The resolution of a slope"), so the resolution of a slope is the larger of
+//
+//  1. a noise rate, measured, in events per second of the two runs' load phases, times those
+//     seconds, divided by N (jitterRates: the largest difference between repeated measurements
+//     of the same build, per row and for the total, on binding, binding-static and uws at
+//     pipelining 10 and 1). Under the paced client the runs' length grows with N, so a larger N
+//     does not lower it: repetition does (the gate takes a median of three);
+//  2. what the measurement itself shows: no function truly costs a negative amount per
+//     response, so the most negative row slope is noise of that size, and a row within it of
+//     zero cannot be told from none (selfNoise). This covers a noisier server than the rates
+//     were measured on;
+//  3. one event in N responses.
+type Resolution map[string]float64
+
+// noiseRate is a counter's run-to-run noise in events per second of the runs: for one row (a
+// function or a file), and for the total over all rows.
+type noiseRate struct{ row, total float64 }
+
+// jitterRates are the measured noise rates (docs/counters.md): for node, whose V8 compiles and
+// collects on its own threads and schedule, and for every other server.
+var jitterRates = map[bool]map[string]noiseRate{
+	false: {
+		Instructions:      {row: 5400, total: 24000},
+		Branches:          {row: 1500, total: 4400},
+		BranchMispredicts: {row: 480, total: 800},
+		I1Misses:          {row: 15, total: 64},
+		D1Misses:          {row: 60, total: 140},
+		LLMisses:          {row: 62, total: 56},
+		LLIMisses:         {row: 62, total: 56},
+		LLDMisses:         {row: 62, total: 56},
+		DataReads:         {row: 1500, total: 7300},
+		DataWrites:        {row: 480, total: 3300},
+		EstimatedCycles:   {row: 8500, total: 33000},
+	},
+	true: {
+		Instructions:      {row: 220000, total: 330000},
+		Branches:          {row: 26000, total: 44000},
+		BranchMispredicts: {row: 6600, total: 6800},
+		I1Misses:          {row: 60, total: 590},
+		D1Misses:          {row: 640, total: 3100},
+		LLMisses:          {row: 41, total: 41},
+		LLIMisses:         {row: 41, total: 41},
+		LLDMisses:         {row: 41, total: 41},
+		DataReads:         {row: 7800, total: 52000},
+		DataWrites:        {row: 6500, total: 27000},
+		EstimatedCycles:   {row: 220000, total: 370000},
+	},
+}
+
+// quantum is the smallest slope there is: one event in N responses.
+func quantum(n int) float64 { return 1 / float64(max(n, 1)) }
+
+// Resolutions gives the resolution of a row's slope and of the total's, for a measurement of n
+// responses whose two runs' load phases took seconds together, from the slopes of every row of
+// one view (every cost line is in exactly one row). node picks node's noise rates.
+func Resolutions(slopes []Slope, n int, seconds float64, node bool) (row, total Resolution) {
+	row, total = Resolution{}, Resolution{}
+	for k, rate := range jitterRates[node] {
+		self := selfNoise(slopes, k)
+		row[k] = math.Max(quantum(n), math.Max(rate.row*seconds/float64(n), self))
+		total[k] = math.Max(row[k], rate.total*seconds/float64(n))
+	}
+	return row, total
+}
+
+// selfNoise is the magnitude of the most negative slope of counter k among the rows (0 when
+// none is negative).
+func selfNoise(slopes []Slope, k string) float64 {
+	worst := 0.0
+	for _, s := range slopes {
+		if v := s.Values[k]; v < -worst {
+			worst = -v
+		}
+	}
+	return worst
+}
+
+// resolves says whether a slope of counter k is told from noise: it reaches the resolution.
+// A counter without a resolution is never shown as a slope.
+func (r Resolution) resolves(k string, v float64) bool {
+	res, ok := r[k]
+	return ok && v >= res
+}
+
+// resolved keeps the counters of values that reach their resolution.
+func (r Resolution) resolved(values map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range values {
+		if r.resolves(k, v) {
+			out[k] = v
+		}
+	}
+	return out
+}
