@@ -16,8 +16,9 @@ import (
 const countableBodyLimit = 1 << 20
 
 // countInto measures both sides' deterministic counts per response for race r (cachegrind,
-// the N-then-2N slope, Reps times per side, alternating sides: Rig.Cachegrind) and stores their
-// medians, every repetition and the shape in s. A scenario or machine that cannot be counted
+// the N-then-2N slope, alternating sides: Rig.Cachegrind) until each side's instruction counts
+// settle — two repetitions within the measurement's resolution, or a third, at most Reps — and
+// stores their medians, every repetition and the shape in s. A scenario or machine that cannot be counted
 // leaves the reason in s.CountersUnsupported, so the instruction check says INCONCLUSIVE and
 // why; only an interrupt is returned (it makes the session incomplete).
 func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r profile.Race) error {
@@ -41,22 +42,32 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 			sc.Name, sc.Want.BodyLen, sc.Name))
 	}
 	samples := map[string]map[string][]float64{"a": {}, "b": {}}
-	for rep := 1; rep <= p.CachegrindReps; rep++ {
+	res := map[string]float64{} // per side, the widest resolution of its instruction counts
+	settled := map[string]bool{}
+	for rep := 1; rep <= p.CachegrindReps && !(settled["a"] && settled["b"]); rep++ {
 		for _, sd := range []struct{ key, name string }{{"a", s.A}, {"b", s.B}} {
-			ev.Emit(measure.Status{Label: fmt.Sprintf("cachegrind %s %s", sc.Name, sd.name), Phase: fmt.Sprintf("repetition %d/%d, N=%d then 2N", rep, p.CachegrindReps, p.CachegrindN)})
-			res, err := rig.Cachegrind(ctx, sd.name, sc, p.CachegrindN, r.Pipelining)
+			if settled[sd.key] {
+				continue
+			}
+			ev.Emit(measure.Status{Label: fmt.Sprintf("cachegrind %s %s", sc.Name, sd.name), Phase: fmt.Sprintf("repetition %d (at most %d), N=%d then 2N", rep, p.CachegrindReps, p.CachegrindN)})
+			cg, err := rig.Cachegrind(ctx, sd.name, sc, p.CachegrindN, r.Pipelining)
 			if err != nil {
 				if ctx.Err() != nil {
 					return fmt.Errorf("%w while counting %s under cachegrind", measure.ErrInterrupted, sd.name)
 				}
 				return unsupported(err.Error())
 			}
-			for k, v := range counters.RoundMap(res.PerResponse) {
+			for k, v := range counters.RoundMap(cg.PerResponse) {
 				samples[sd.key][k] = append(samples[sd.key][k], v)
 			}
-			ev.Notef("cachegrind %s %s: %.1f instructions per response (repetition %d/%d)", sc.Name, sd.name, res.PerResponse[counters.Instructions], rep, p.CachegrindReps)
+			res[sd.key] = max(res[sd.key], cg.Resolution[counters.Instructions])
+			ev.Notef("cachegrind %s %s: %.1f instructions per response, resolution %.1f (repetition %d)", sc.Name, sd.name, cg.PerResponse[counters.Instructions], cg.Resolution[counters.Instructions], rep)
+			_, agreed := stats.AgreedCount(samples[sd.key][counters.Instructions], res[sd.key])
+			settled[sd.key] = agreed
 		}
 	}
+	// Every counter takes the median of the repetitions the instructions settled on: two that
+	// agree (their mean), or three.
 	s.Counters = map[string]map[string]float64{"a": {}, "b": {}}
 	for key, byName := range samples {
 		for k, vs := range byName {

@@ -366,14 +366,15 @@ func TestAgreedCount(t *testing.T) {
 		want float64
 		done bool
 	}{
-		{[]float64{2173}, 0.3, 0, false},
-		{[]float64{2173, 2175}, 0.3, 2174, true},       // 0.09% apart
-		{[]float64{2173, 2209}, 0.3, 0, false},         // 1.7% apart: take a third
-		{[]float64{2173, 2209, 2174}, 0.3, 2174, true}, // the median drops the outlier
+		{[]float64{2173}, 11.8, 0, false},
+		{[]float64{2173, 2175}, 11.8, 2174, true},       // within binding's resolution at N = 20,000
+		{[]float64{2173, 2209}, 11.8, 0, false},         // 36 apart: take a third
+		{[]float64{2173, 2209, 2174}, 11.8, 2174, true}, // the median drops the outlier
 	} {
 		v, done := AgreedCount(c.xs, c.res)
 		if done != c.done || (done && v != c.want) {
-			t.Errorf("%v at %v%%: %v %v", c.xs, c.res, v, done)
+			t.Errorf("%v within %v: %v %v", c.xs, c.res, v, done)
 		}
 	}
 }
+
