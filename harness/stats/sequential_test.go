@@ -377,4 +377,3 @@ func TestAgreedCount(t *testing.T) {
 		}
 	}
 }
-
