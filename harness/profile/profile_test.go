@@ -53,7 +53,7 @@ func TestShippedProfilesLoad(t *testing.T) {
 		t.Errorf("quick: %+v", q)
 	}
 	r, _ := Load("release-linux", shipped)
-	if r.Windows != 8 || r.Duration.D() != time.Second || r.Warmup.D() != 2*time.Second || r.Workers != 4 {
+	if r.Windows != 4 || r.Duration.D() != time.Second || r.Warmup.D() != 2*time.Second || r.Workers != 4 {
 		t.Errorf("release-linux: %+v", r)
 	}
 	races := r.Races()
