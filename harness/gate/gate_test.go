@@ -518,3 +518,21 @@ func TestSequentialChecks(t *testing.T) {
 		}
 	}
 }
+
+// A race the deterministic counts decided before any pair says so in its headline, not "+0.0%,
+// 0/0 pairs won".
+func TestHeadlineWithoutPairs(t *testing.T) {
+	d, _ := stats.SequentialDesign(6, 16, 0.025)
+	s := stats.Summarize(nil, session.Thresholds{MinMedianDeltaPct: -10, CounterMaxDeltaPct: map[string]float64{"instructions": 1}}, d)
+	s.A, s.B = "binding-plain", "binding"
+	s.Counters = map[string]map[string]float64{"a": {"instructions": 2469.9}, "b": {"instructions": 2169.8}}
+	s.CountersMode = "cachegrind"
+	s.Stop = &session.Stop{Reason: session.StopDecided}
+	Apply(&s, nil)
+	if want := "binding-plain +13.8% instructions per response vs binding, no pairs, regression threshold failed (instructions)"; s.Verdict != session.Fail || s.Headline != want {
+		t.Errorf("%s %q, want %q", s.Verdict, s.Headline, want)
+	}
+	if got := StopText(&s); got != "decided by the deterministic counts before any pair" {
+		t.Errorf("stop text %q", got)
+	}
+}

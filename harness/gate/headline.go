@@ -28,14 +28,18 @@ func Headline(s *session.Summary) string {
 		delta, per = s.Paired[stats.MetricRPSPerCPUSec].MedianPct, " per server CPU-second"
 	}
 	line := fmt.Sprintf("%s %+.1f%%%s vs %s, %d/%d pairs won, ", a, finiteOr0(delta), per, b, s.Wins, len(s.Pairs))
-	if s.Rate != nil {
+	switch d, counted := s.CounterDeltaPct["instructions"]; {
+	case s.Rate != nil:
 		line = openHeadline(s, a, b)
+	case len(s.Pairs) == 0 && counted:
+		// Decided by the deterministic counts before any pair (or stopped before the pairs).
+		line = fmt.Sprintf("%s %+.1f%% instructions per response vs %s, no pairs, ", a, d, b)
 	}
 	if s.UnequalThreads {
 		line = "UNEQUAL THREADS: " + line
 	}
 	stop := ""
-	if s.Design != nil && s.Design.Kind == session.DesignSequential && s.Stop != nil {
+	if s.Design != nil && s.Design.Kind == session.DesignSequential && s.Stop != nil && len(s.Pairs) > 0 {
 		stop = ", " + StopText(s)
 	}
 	switch s.Verdict {
@@ -69,6 +73,12 @@ func StopText(s *session.Summary) string {
 		return fmt.Sprintf("all %d pairs of a fixed design%s", st.Pairs, in)
 	}
 	of := fmt.Sprintf(" %d of at most %d pairs%s", st.Pairs, d.MaxPairs, in)
+	switch {
+	case st.Pairs == 0 && st.Reason == session.StopDecided:
+		return "decided by the deterministic counts before any pair"
+	case st.Pairs == 0 && st.Reason == session.StopSessionFail:
+		return "not run: an earlier race of the session FAILed, which decided its verdict"
+	}
 	switch st.Reason {
 	case session.StopDecided:
 		return "decided after" + of
