@@ -36,7 +36,7 @@ func TestProfileFlags(t *testing.T) {
 		t.Errorf("overrides: %+v", p)
 	}
 	// Flags not given keep the profile's values.
-	if p.Connections != 100 || p.Cooldown.D() != time.Second || p.Workers != 4 || p.Windows != 8 {
+	if p.Connections != 100 || p.Cooldown.D() != time.Second || p.Workers != 4 || p.Windows != 4 {
 		t.Errorf("untouched values changed: %+v", p)
 	}
 	if p.Thresholds.MinMedianDeltaPct != -3 || p.Thresholds.MaxP99DeltaPct != 40 || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
