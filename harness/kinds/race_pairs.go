@@ -21,6 +21,17 @@ type pairsRun struct {
 	last  *session.Summary
 }
 
+// pairLoop measures one race's pairs under the session's design: the loop, its looks and their
+// progress notes. counts holds what countInto decided before the pairs.
+type pairLoop struct {
+	rs      *raceSession
+	r       profile.Race
+	counts  *session.Summary
+	prefix  string
+	started time.Time
+	out     pairsRun
+}
+
 // measurePairs measures the pairs of race r, AB and BA alternating, until its design says stop:
 // a fixed design after its pairs; a sequential one at the first look (an even pair count from
 // min_pairs on) where every check is decided or one FAILed (gate.Settled), at its last look, or
@@ -29,45 +40,48 @@ type pairsRun struct {
 // a dead or broken target it stops and returns what it has, a half-measured pair included (its
 // missing run carrying the error).
 func (rs *raceSession) measurePairs(ctx context.Context, r profile.Race, s *session.Summary, prefix string, first bool, until time.Time) (pairsRun, error) {
-	d := rs.design
-	var out pairsRun
-	started := time.Now()
-	out.stop = session.Stop{Reason: session.StopPlanned}
+	pl := &pairLoop{rs: rs, r: r, counts: s, prefix: prefix, started: time.Now()}
+	return pl.run(ctx, first, until)
+}
+
+func (pl *pairLoop) run(ctx context.Context, first bool, until time.Time) (pairsRun, error) {
+	d, rs := pl.rs.design, pl.rs
+	pl.out.stop = session.Stop{Reason: session.StopPlanned}
 	if d.Kind == session.DesignSequential {
-		out.stop.Reason = session.StopMaxPairs
+		pl.out.stop.Reason = session.StopMaxPairs
 	}
 	for i := 0; i < d.MaxPairs; i++ {
-		if i%2 == 0 && i > 0 && !until.IsZero() && time.Now().Add(2*rs.pace(out.pairs, started)).After(until) {
-			out.stop.Reason = session.StopMaxTime
+		if i%2 == 0 && i > 0 && !until.IsZero() && time.Now().Add(2*pl.pace()).After(until) {
+			pl.out.stop.Reason = session.StopMaxTime
 			break
 		}
 		if i > 0 || !first { // a cooldown between every two pairs of the session
-			if err := rs.st.rig.Cooldown(ctx, fmt.Sprintf("%spair %d", prefix, i)); err != nil {
-				return rs.cutShort(out, started, err)
+			if err := rs.st.rig.Cooldown(ctx, fmt.Sprintf("%spair %d", pl.prefix, i)); err != nil {
+				return pl.cutShort(err)
 			}
 		}
-		p, runs, err := rs.measurePair(ctx, r, i, prefix, out.last)
-		out.pairs, out.raw = append(out.pairs, p), append(out.raw, runs...)
+		p, runs, err := pl.measurePair(ctx, i)
+		pl.out.pairs, pl.out.raw = append(pl.out.pairs, p), append(pl.out.raw, runs...)
 		if err != nil {
-			return rs.cutShort(out, started, err)
+			return pl.cutShort(err)
 		}
 		if d.Kind == session.DesignSequential && isLook(d, i+1) {
-			out.last = rs.look(out.pairs, s)
-			rs.reportLook(out.last, prefix)
-			if gate.Settled(out.last) {
-				out.stop.Reason = session.StopDecided
+			pl.out.last = pl.look()
+			pl.reportLook()
+			if gate.Settled(pl.out.last) {
+				pl.out.stop.Reason = session.StopDecided
 				break
 			}
 		}
 	}
-	out.stop.Pairs, out.stop.ElapsedS = len(out.pairs), round2(time.Since(started).Seconds())
-	return out, nil
+	pl.out.stop.Pairs, pl.out.stop.ElapsedS = len(pl.out.pairs), round2(time.Since(pl.started).Seconds())
+	return pl.out, nil
 }
 
 // cutShort records a race cut short between looks: INCOMPLETE, with what it measured.
-func (rs *raceSession) cutShort(out pairsRun, started time.Time, err error) (pairsRun, error) {
-	out.stop = session.Stop{Reason: session.StopInterrupted, Pairs: len(out.pairs), ElapsedS: round2(time.Since(started).Seconds())}
-	return out, err
+func (pl *pairLoop) cutShort(err error) (pairsRun, error) {
+	pl.out.stop = session.Stop{Reason: session.StopInterrupted, Pairs: len(pl.out.pairs), ElapsedS: round2(time.Since(pl.started).Seconds())}
+	return pl.out, err
 }
 
 // isLook reports whether the design looks after n pairs.
@@ -80,19 +94,21 @@ func isLook(d *session.Design, n int) bool {
 	return false
 }
 
-// look summarizes and gates the pairs so far, with the counts s already holds.
-func (rs *raceSession) look(pairs []session.Pair, s *session.Summary) *session.Summary {
-	l := stats.Summarize(pairs, rs.o.Profile.GateThresholds(), rs.design)
+// look summarizes and gates the pairs so far, with the counts measured before them.
+func (pl *pairLoop) look() *session.Summary {
+	o, s := pl.rs.o, pl.counts
+	l := stats.Summarize(pl.out.pairs, o.Profile.GateThresholds(), pl.rs.design)
 	l.Counters, l.CounterSamples, l.CountersMode, l.CountersUnsupported = s.Counters, s.CounterSamples, s.CountersMode, s.CountersUnsupported
-	l.DecideOn, l.A, l.B = rs.o.Profile.DecideOn, rs.o.A, rs.o.B
+	l.DecideOn, l.A, l.B = o.Profile.DecideOn, o.A, o.B
 	gate.Apply(&l, nil)
 	return &l
 }
 
-// reportLook notes a look: each statistical check's interval and decision, and for an
+// reportLook notes the last look: each statistical check's interval and decision, and for an
 // undecided one the pairs it would take if its deltas went on as they have.
-func (rs *raceSession) reportLook(s *session.Summary, prefix string) {
-	line := fmt.Sprintf("%slook at %d pairs:", prefix, len(s.Pairs))
+func (pl *pairLoop) reportLook() {
+	s := pl.out.last
+	line := fmt.Sprintf("%slook at %d pairs:", pl.prefix, len(s.Pairs))
 	for _, c := range s.Checks {
 		if len(c.Looks) == 0 {
 			continue
@@ -105,7 +121,7 @@ func (rs *raceSession) reportLook(s *session.Summary, prefix string) {
 			line += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%] %s;", c.Metric, l.Interval[0], l.Interval[1], c.Verdict)
 		default:
 			line += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%] vs %+.2f%%", c.Metric, l.Interval[0], l.Interval[1], c.Limit)
-			if n := stats.PairsToDecide(rs.design, pairedDeltas(s, c.Metric), c.Limit); n > 0 {
+			if n := stats.PairsToDecide(pl.rs.design, pairedDeltas(s, c.Metric), c.Limit); n > 0 {
 				line += fmt.Sprintf(", decided by about %d pairs at this rate", n)
 			} else {
 				line += ", not within this design's pairs at this rate"
@@ -113,7 +129,7 @@ func (rs *raceSession) reportLook(s *session.Summary, prefix string) {
 			line += ";"
 		}
 	}
-	rs.o.Events.Notef("%s", line[:len(line)-1])
+	pl.rs.o.Events.Notef("%s", line[:len(line)-1])
 }
 
 // pairedDeltas are metric's per-pair deltas in s, in pair order.
@@ -127,25 +143,25 @@ func pairedDeltas(s *session.Summary, metric string) []float64 {
 }
 
 // pace is how long a pair takes here: the mean of the pairs so far, or, before any, the plan's
-// own estimate (rs.firstPace).
-func (rs *raceSession) pace(pairs []session.Pair, started time.Time) time.Duration {
-	if len(pairs) == 0 {
-		return rs.firstPace
+// own estimate (firstPace).
+func (pl *pairLoop) pace() time.Duration {
+	if len(pl.out.pairs) == 0 {
+		return pl.rs.firstPace
 	}
-	return time.Since(started) / time.Duration(len(pairs))
+	return time.Since(pl.started) / time.Duration(len(pl.out.pairs))
 }
 
-// measurePair measures pair i of race r (PairOrder(i)) and returns it, the runs it started (for
-// raw.json). Its progress label carries the last look's throughput interval (last, nil before
-// the first look).
-func (rs *raceSession) measurePair(ctx context.Context, r profile.Race, i int, prefix string, last *session.Summary) (session.Pair, []session.Run, error) {
+// measurePair measures pair i (PairOrder(i)) and returns it and the runs it started (for
+// raw.json). Its progress label carries the last look's throughput interval.
+func (pl *pairLoop) measurePair(ctx context.Context, i int) (session.Pair, []session.Run, error) {
+	rs, r := pl.rs, pl.r
 	order := PairOrder(i)
 	names := [2]string{rs.o.A, rs.o.B}
 	if order == "BA" {
 		names = [2]string{rs.o.B, rs.o.A}
 	}
-	label := fmt.Sprintf("%spair %d/%s %s", prefix, i+1, rs.pairsText(), order)
-	if iv := lastInterval(last); iv != "" {
+	label := fmt.Sprintf("%spair %d/%s %s", pl.prefix, i+1, rs.pairsText(), order)
+	if iv := lastInterval(pl.out.last); iv != "" {
 		label += " (" + iv + ")"
 	}
 	var seq [2]measure.Spec
