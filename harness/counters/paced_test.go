@@ -55,31 +55,14 @@ func TestPacedWebSocketEcho(t *testing.T) {
 // size of each read, so a test can see how the client's requests arrived.
 func rawServer(t *testing.T, answer string) (addr string, reads chan int) {
 	t.Helper()
-	ln, _ := loopback.Listen(t)
 	reads = make(chan int, 1000)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := c.Read(buf)
-					if err != nil {
-						return
-					}
-					reads <- n
-					for range strings.Count(string(buf[:n]), "\r\n\r\n") {
-						fmt.Fprint(c, answer)
-					}
-				}
-			}()
+	addr = loopback.Serve(t, func(c net.Conn, chunk []byte) {
+		reads <- len(chunk)
+		for range strings.Count(string(chunk), "\r\n\r\n") {
+			fmt.Fprint(c, answer)
 		}
-	}()
-	return ln.Addr().String(), reads
+	})
+	return addr, reads
 }
 
 // TestPacedHTTP: responses framed by Content-Length or chunked are read whole; a batch leaves

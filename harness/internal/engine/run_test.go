@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -321,32 +323,21 @@ func TestRunServerGoneCountModeEnds(t *testing.T) {
 // second half 60 ms later gives half the latencies near zero and half near 60 ms, not one
 // figure per batch.
 func TestRunLatencyPerResponse(t *testing.T) {
-	ln, _ := loopback.Listen(t)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				seen := 0
-				for {
-					n, err := c.Read(buf)
-					if err != nil {
-						return
-					}
-					for seen += strings.Count(string(buf[:n]), "\r\n\r\n"); seen >= 10; seen -= 10 {
-						c.Write([]byte(strings.Repeat(pingResp, 5)))
-						time.Sleep(60 * time.Millisecond)
-						c.Write([]byte(strings.Repeat(pingResp, 5)))
-					}
-				}
-			}()
+	seen := map[net.Conn]int{} // requests read and not yet answered, per connection
+	var mu sync.Mutex
+	addr := loopback.Serve(t, func(c net.Conn, chunk []byte) {
+		mu.Lock()
+		seen[c] += strings.Count(string(chunk), "\r\n\r\n")
+		batches := seen[c] / 10
+		seen[c] %= 10
+		mu.Unlock()
+		for range batches {
+			c.Write([]byte(strings.Repeat(pingResp, 5)))
+			time.Sleep(60 * time.Millisecond)
+			c.Write([]byte(strings.Repeat(pingResp, 5)))
 		}
-	}()
-	cfg := countCfg(ln.Addr().String(), 40)
+	})
+	cfg := countCfg(addr, 40)
 	cfg.Connections, cfg.Workers = 1, 1
 	res, err := Run(context.Background(), cfg, Hooks{})
 	if err != nil {

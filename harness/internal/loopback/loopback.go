@@ -29,3 +29,31 @@ func Unused(t testing.TB) *net.TCPAddr {
 	ln.Close()
 	return ln.Addr().(*net.TCPAddr)
 }
+
+// Serve is a raw TCP server on a fresh listener for the test's life: onRead gets each accepted
+// connection's reads in order (chunk is valid until onRead returns) and answers on c as it
+// likes. It returns the listener's address.
+func Serve(t testing.TB, onRead func(c net.Conn, chunk []byte)) string {
+	t.Helper()
+	ln, _ := Listen(t)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					onRead(c, buf[:n])
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
