@@ -168,7 +168,7 @@ func pairedCheck(s *session.Summary, metric string, limit float64, bound string)
 	c.Reason = fmt.Sprintf("%s, %s interval [%+.2f%%, %+.2f%%] %s, limit %+.2f%%",
 		head, pctLevel(s.CILevel), at.Interval[0], at.Interval[1], lookText(s, p, at.Pairs), limit)
 	if c.DecidedAt == 0 {
-		c.PairsNeeded = stats.PairsNeeded(s.Design, pairedDeltas(s, metric), limit)
+		c.PairsNeeded = stats.PairsNeeded(s.Design, stats.EvidenceOf(s.Pairs, metric), limit)
 		c.Reason += " (the interval straddles the limit; " + neededText(c.PairsNeeded) + ")"
 	}
 	return c
@@ -218,16 +218,6 @@ func neededText(n int) string {
 		return "its deltas lean to neither side of the limit, so more pairs would not settle it on this evidence"
 	}
 	return fmt.Sprintf("about %d pairs would decide it at this spread", n)
-}
-
-// pairedDeltas are metric's per-pair deltas in s, in pair order.
-func pairedDeltas(s *session.Summary, metric string) []float64 {
-	for _, m := range stats.PairedMetrics {
-		if m.Name == metric {
-			return stats.PairDeltas(s.Pairs, m.Get)
-		}
-	}
-	return nil
 }
 
 func checkErrors(d *decision, s *session.Summary) {

@@ -204,6 +204,12 @@ func TestClientBound(t *testing.T) {
 	if Apply(near, nil); near.Verdict != session.Inconclusive {
 		t.Errorf("A -5%%, client-bound throughout: %s %q", near.Verdict, near.Reasons)
 	}
+	// Nor would more pairs settle it: every delta is below the limit as measured and above it
+	// at A's bound, so the pairs-needed estimate reads the bounded views and names none (read
+	// off the plain deltas, 6 of 6 below, it said "about 10").
+	if c := check(near.Checks, stats.MetricRPS); c.PairsNeeded != 0 || !strings.Contains(c.Reason, "lean to neither side") {
+		t.Errorf("A -5%%, client-bound throughout: pairs needed %d, %q", c.PairsNeeded, c.Reason)
+	}
 	// Per server CPU-second needs no bound: a server's efficiency is its own, however the
 	// client paced it.
 	eff := boundRace([]float64{103, 104, 103, 102, 104, 103}, []float64{100, 100, 100, 100, 100, 100}, -2, "b0", "b1")

@@ -10,6 +10,7 @@ import (
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // Calibration is calibration.json: how often races of a profile on this machine FAIL a target
@@ -58,6 +59,14 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	cal.Machine = fmt.Sprintf("%s, %d CPUs", man.CPUModel, man.CPUCount)
 	if err := session.CreateDir(o.Out); err != nil {
 		return nil, err
+	}
+	if o.Profile.DecideOn != stats.MetricRPS {
+		// Its slowdowns are CPU quotas, which slow a server's throughput and leave its CPU per
+		// response as it was: judged per CPU-second, a capped server is not slower.
+		o.Events.Notef("calibrate: deciding on rps, not the profile's %s: a CPU quota slows throughput, not CPU per response", o.Profile.DecideOn)
+		p := *o.Profile
+		p.DecideOn = stats.MetricRPS
+		o.Profile = &p
 	}
 	for _, slow := range o.Slowdowns {
 		row, err := calibrateRow(ctx, o, slow)

@@ -121,7 +121,7 @@ func (pl *pairLoop) reportLook() {
 			line += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%] %s;", c.Metric, l.Interval[0], l.Interval[1], c.Verdict)
 		default:
 			line += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%] vs %+.2f%%", c.Metric, l.Interval[0], l.Interval[1], c.Limit)
-			if n := stats.PairsToDecide(pl.rs.design, pairedDeltas(s, c.Metric), c.Limit); n > 0 {
+			if n := stats.PairsToDecide(pl.rs.design, stats.EvidenceOf(s.Pairs, c.Metric), c.Limit); n > 0 {
 				line += fmt.Sprintf(", decided by about %d pairs at this rate", n)
 			} else {
 				line += ", not within this design's pairs at this rate"
@@ -130,16 +130,6 @@ func (pl *pairLoop) reportLook() {
 		}
 	}
 	pl.rs.o.Events.Notef("%s", line[:len(line)-1])
-}
-
-// pairedDeltas are metric's per-pair deltas in s, in pair order.
-func pairedDeltas(s *session.Summary, metric string) []float64 {
-	for _, m := range stats.PairedMetrics {
-		if m.Name == metric {
-			return stats.PairDeltas(s.Pairs, m.Get)
-		}
-	}
-	return nil
 }
 
 // pace is how long a pair takes here: the mean of the pairs so far, or, before any, the plan's

@@ -192,43 +192,75 @@ func BeyondCount(xs []float64, limit float64) (above, below int) {
 	return above, below
 }
 
-// PairsNeeded estimates the pairs a check would need to decide, from how its deltas xs fall
-// around limit: with a share p of them on the side they lean to (shrunk towards 1/2 by one
-// half-count), the count on that side grows as p·n and a bound c_n ≈ n/2 + z·√n/2, so it
+// Evidence is what a paired check decides on: its per-pair deltas as read for a PASS and as
+// read for a FAIL. The two are the same deltas but for throughput with client-bound runs,
+// whose PASS is read with B's such runs at their bounds and whose FAIL with A's
+// (clientbound.go).
+type Evidence struct{ ForPass, ForFail []float64 }
+
+// Plain is the evidence of deltas read the same way for either verdict.
+func Plain(xs []float64) Evidence { return Evidence{xs, xs} }
+
+// EvidenceOf is the evidence of metric (a PairedMetrics name) in pairs.
+func EvidenceOf(pairs []session.Pair, metric string) Evidence {
+	for _, m := range PairedMetrics {
+		if m.Name != metric {
+			continue
+		}
+		if metric != MetricRPS {
+			return Plain(PairDeltas(pairs, m.Get))
+		}
+		withB, _ := boundedPairs(pairs, "b")
+		withA, _ := boundedPairs(pairs, "a")
+		return Evidence{ForPass: PairDeltas(withB, nil), ForFail: PairDeltas(withA, nil)}
+	}
+	return Evidence{}
+}
+
+// lean is the count of deltas on the side the evidence leans to — above limit as read for a
+// PASS, or below it as read for a FAIL — and the pairs counted.
+func (e Evidence) lean(limit float64) (count, n int) {
+	above, _ := BeyondCount(e.ForPass, limit)
+	_, below := BeyondCount(e.ForFail, limit)
+	return max(above, below), len(e.ForPass)
+}
+
+// PairsNeeded estimates the pairs a check would need to decide, from how its evidence falls
+// around limit: with a share p of the deltas on the side they lean to (shrunk towards 1/2 by
+// one half-count), the count on that side grows as p·n and a bound c_n ≈ n/2 + z·√n/2, so it
 // crosses near n = (z / (2p-1))². z is the nominal level of d's last bound; a longer plan's
 // last bound is a little higher, so this is an estimate, printed as "about". 0 when the deltas
 // lean to neither side (no number of pairs would decide on this evidence).
-func PairsNeeded(d *session.Design, xs []float64, limit float64) int {
-	if d == nil || len(d.Looks) == 0 || len(xs) == 0 {
+func PairsNeeded(d *session.Design, e Evidence, limit float64) int {
+	count, n := e.lean(limit)
+	if d == nil || len(d.Looks) == 0 || n == 0 {
 		return 0
 	}
-	above, below := BeyondCount(xs, limit)
-	p := (float64(max(above, below)) + 0.5) / (float64(len(xs)) + 1)
+	p := (float64(count) + 0.5) / (float64(n) + 1)
 	if p <= 0.5 {
 		return 0
 	}
 	last := len(d.Looks) - 1
-	n := float64(d.Looks[last])
-	z := (2*float64(d.Bounds[last]) - n) / math.Sqrt(n)
+	z := (2*float64(d.Bounds[last]) - float64(d.Looks[last])) / math.Sqrt(float64(d.Looks[last]))
 	need := math.Ceil(math.Pow(z/(2*p-1), 2))
 	if need > 1e6 {
 		return 0
 	}
-	return evenUp(max(int(need), len(xs)+1))
+	return evenUp(max(int(need), n+1))
 }
 
-// PairsToDecide is the first look of d after the pairs of xs where the count would reach its
-// bound if the deltas went on falling as they have, for the progress line; 0 when no look of
-// the plan would.
-func PairsToDecide(d *session.Design, xs []float64, limit float64) int {
-	if d == nil || d.Kind != session.DesignSequential || len(xs) == 0 {
+// PairsToDecide is the first look of d after the evidence's pairs where the count would reach
+// its bound if the deltas went on falling as they have, for the progress line; 0 when no look
+// of the plan would.
+func PairsToDecide(d *session.Design, e Evidence, limit float64) int {
+	count, n := e.lean(limit)
+	if d == nil || d.Kind != session.DesignSequential || n == 0 {
 		return 0
 	}
-	above, below := BeyondCount(xs, limit)
-	p := float64(max(above, below)) / float64(len(xs))
-	for i, n := range d.Looks {
-		if n > len(xs) && p*float64(n) >= float64(d.Bounds[i]) {
-			return n
+	p := float64(count) / float64(n)
+	for i, look := range d.Looks {
+		if look > n && p*float64(look) >= float64(d.Bounds[i]) {
+			return look
 		}
 	}
 	return 0

@@ -329,7 +329,7 @@ func mixtureStops(p float64, minPairs, maxPairs int, alpha float64, trials int) 
 func TestPairsNeeded(t *testing.T) {
 	d, _ := SequentialDesign(6, 30, 0.025)
 	// Balanced on the limit: nothing would decide it.
-	if n := PairsNeeded(d, []float64{-1, 1, -1, 1, -1, 1}, 0); n != 0 {
+	if n := PairsNeeded(d, Plain([]float64{-1, 1, -1, 1, -1, 1}), 0); n != 0 {
 		t.Errorf("balanced: %d", n)
 	}
 	// 24 of 30 beyond: p = 24.5/31 ≈ 0.79, z of the last bound (22 of 30) ≈ 2.56: about 12,
@@ -341,7 +341,7 @@ func TestPairsNeeded(t *testing.T) {
 			xs[i] = -1
 		}
 	}
-	if n := PairsNeeded(d, xs, 0); n != 32 {
+	if n := PairsNeeded(d, Plain(xs), 0); n != 32 {
 		t.Errorf("24/30: %d", n)
 	}
 	// 18 of 30 (p ≈ 0.60): z/(2p-1) ≈ 2.56/0.19 → about 180 pairs.
@@ -351,10 +351,10 @@ func TestPairsNeeded(t *testing.T) {
 			xs[i] = -1
 		}
 	}
-	if n := PairsNeeded(d, xs, 0); n < 150 || n > 220 {
+	if n := PairsNeeded(d, Plain(xs), 0); n < 150 || n > 220 {
 		t.Errorf("18/30: %d", n)
 	}
-	if n := PairsToDecide(d, []float64{1, 1, 1, 1, 1, 1}, 0); n != 8 {
+	if n := PairsToDecide(d, Plain([]float64{1, 1, 1, 1, 1, 1}), 0); n != 8 {
 		t.Errorf("6 unanimous: next decisive look %d, want 8", n)
 	}
 }

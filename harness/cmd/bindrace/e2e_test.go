@@ -584,7 +584,8 @@ func checkRaceChecks(t *testing.T, checks []session.Check) {
 	for _, c := range checks {
 		metrics[c.Metric] = c
 	}
-	if c := metrics["rps"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.95 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
+	// quick decides throughput per server CPU-second.
+	if c := metrics["rps_per_cpu_second"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.95 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
 		t.Errorf("throughput check %+v", c)
 	}
 	if c := metrics["p99_ms"]; c.Interval == nil || c.Bound != "max" || c.Limit != 25 {
