@@ -44,6 +44,7 @@ LTO_JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 EXTRA_CXXFLAGS ?=
 GO_BUILD_FLAGS ?=
 GO_TEST_FLAGS  ?= -count=1 -timeout 20m
+GO_TEST_LONG_FLAGS ?= -count=1 -timeout 30m
 BENCH_ARGS     ?= --a binding --b uws --profile quick
 
 export BINDRACE_ROOT := $(ROOT)
@@ -116,7 +117,7 @@ UWS_LOCK    := $(wildcard harness/targets/uws/package-lock.json)
 SETUP_FORCE := $(if $(shell command -v $(CLANG) 2>/dev/null),,FORCE) \
   $(if $(UWS_LOCK),$(if $(wildcard harness/targets/uws/node_modules/.bindrace-lock.sha256),,FORCE))
 
-.PHONY: help setup build build-plain build-instrumented pgo baseline test vet lint lint-go bench clean FORCE
+.PHONY: help setup build build-plain build-instrumented pgo baseline test test-all test-long vet lint lint-go lint-workflows bench clean FORCE
 FORCE:
 
 help: ## list the targets
@@ -154,8 +155,27 @@ baseline: build ## recount baselines/ci.json (cachegrind instructions per respon
 	  --cooldown 0 --busy-sample 0 --out $(BASELINE_SESSION) >/dev/null || [ $$? = 3 ]
 	bin/bindrace baseline write $(BASELINE_SESSION) --out baselines/ci.json
 
-vet: | $(SETUP_STAMP) ## go vet (default tags; the binding with bindrace_release, and its soak test)
+# ---- test tiers ------------------------------------------------------------------------------
+# `make test` is the fast tier (at most 5 minutes on a 2-core VM from a warm build): lint, the
+# native checks, the unit tests, the statistics simulations that take seconds and a short
+# end-to-end smoke of every bindrace command. The long tier is the test files that start with
+# `//go:build long`: the long end-to-end suites, the browser, PostgreSQL and network-namespace
+# lab tests, the cachegrind end-to-end runs and the A/A simulations of sequential races.
+# A build tag, not a t.Skip: nothing is skipped, a long test just lives in a file the fast
+# build leaves out, and `go test -tags long ./...` is every test. Helpers used by both tiers
+# stay in untagged files. `make test-all` is the fast tier, then the long tier's tests alone
+# (test-long: -run names exactly the tests of the tagged files, so no test runs twice), then
+# test-sanitize.
+LONG_TAG   := long
+LONG_FILES := $(shell grep -rl --include='*_test.go' '^//go:build $(LONG_TAG)$$' binding harness scripts 2>/dev/null | sort)
+LONG_PKGS  := $(sort $(addprefix ./,$(patsubst %/,%,$(dir $(LONG_FILES)))))
+LONG_TESTS := $(sort $(shell sed -n 's/^func \(Test[A-Za-z0-9_]*\).*/\1/p' $(LONG_FILES) | grep -vx TestMain))
+SPACE      := $(subst ,, )
+LONG_RUN   := ^($(subst $(SPACE),|,$(LONG_TESTS)))$$
+
+vet: | $(SETUP_STAMP) ## go vet (both test tiers; the binding with bindrace_release, and its soak test)
 	$(GO) vet ./...
+	$(GO) vet -tags $(LONG_TAG) ./...
 	$(GO) vet -tags bindrace_release ./binding/...
 	$(GO) vet -tags soak ./binding/...
 
@@ -164,17 +184,35 @@ vet: | $(SETUP_STAMP) ## go vet (default tags; the binding with bindrace_release
 # what it still reports must be named, with a reason, in scripts/deadcode-allow.txt.
 # funclen holds Go functions to 80 lines unless their doc comment says why with //funclen:long
 # (the native core's limit, 120, is clang-tidy's readability-function-size).
+# staticcheck and deadcode see the long tier's files too (-tags long: a superset of the fast
+# tier's, no file is //go:build !long), so a helper only the long tests use is neither "unused"
+# nor rots unchecked.
 lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/deadcode-allow.txt), funclen
-	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags $(LONG_TAG) ./...
 	$(GO) tool staticcheck -tags bindrace_release ./binding/...
 	$(GO) tool staticcheck -tags soak ./binding/...
-	scripts/deadcode.sh
+	scripts/deadcode.sh -tags $(LONG_TAG)
 	$(GO) run ./scripts/funclen harness binding scripts
 
-lint: vet lint-go lint-native ## go vet, staticcheck, deadcode, funclen, clang-tidy: all must be clean
+# actionlint is a tool dependency in go.mod too; it also runs shellcheck over the run: scripts
+# when shellcheck is installed.
+lint-workflows: | $(SETUP_STAMP) ## actionlint over .github/workflows/*.yml
+	$(GO) tool actionlint $(wildcard .github/workflows/*.yml)
 
-test: setup bin/bindrace bin/binding-server bin/binding-server-plain bin/go-server lint test-native fuzz-smoke ## setup, build, lint (vet included), the native checks, go test
+lint: vet lint-go lint-workflows lint-native ## go vet, staticcheck, deadcode, funclen, actionlint, clang-tidy: all must be clean
+
+TEST_BINS := bin/bindrace bin/binding-server bin/binding-server-plain bin/go-server
+
+test: setup $(TEST_BINS) lint test-native fuzz-smoke ## fast tier: setup, build, lint (vet included), the native checks, go test (at most 5 min warm)
 	$(GO) test $(GO_TEST_FLAGS) ./...
+
+test-long: setup $(TEST_BINS) ## the long tier alone: the tests of the files tagged long (go test -tags long)
+	$(GO) test $(GO_TEST_LONG_FLAGS) -tags $(LONG_TAG) -run '$(LONG_RUN)' $(LONG_PKGS)
+
+# The tiers one after the other (not side by side under -j: the long tests measure wall-clock).
+test-all: test ## both tiers: make test, then test-long, then test-sanitize
+	$(MAKE) --no-print-directory test-long
+	$(MAKE) --no-print-directory test-sanitize
 
 # The race decides PASS (exit 0), FAIL (1) or, when its budget ran out first, INCONCLUSIVE (3):
 # an undecided race is an answer, not a failed build, so bench ends in its verdict line then and

@@ -1,18 +1,12 @@
 package counters
 
 import (
-	"bytes"
-	"context"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
-	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -39,75 +33,4 @@ func cachegrindTarget(t *testing.T) *targets.Target {
 		t.Fatal(err)
 	}
 	return tg
-}
-
-// TestCachegrindEndToEnd runs the whole cachegrind mode twice on a real target (four fresh
-// servers under valgrind, one at a time) and checks the figures are sane and repeat within 0.5%.
-func TestCachegrindEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: four servers under valgrind")
-	}
-	tg := cachegrindTarget(t)
-	sc, err := scenario.ByName("ping")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// binding-static answers in ~900 instructions, so its start-up noise (tens of thousands of
-	// instructions) needs more requests to stay under 0.5%.
-	n := 10000
-	if tg.Kind == targets.KindBinding {
-		n = 40000
-	}
-	if v, err := strconv.Atoi(os.Getenv("BINDRACE_CG_TEST_N")); err == nil && v > 0 {
-		n = v
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-
-	// One after the other, the server pinned to one CPU as the CLI does: two measurements at
-	// once on a 2-core machine make the Go scheduler's work depend on the contention (4% apart).
-	results := make([]*CachegrindResult, 2)
-	for i := range results {
-		var log bytes.Buffer
-		r, err := Cachegrind(ctx, tg, sc, n, CachegrindOptions{CPUs: "0", Log: &log})
-		if err != nil {
-			t.Fatalf("%v\nserver and progress log:\n%s", err, log.String())
-		}
-		results[i] = r
-	}
-	a, b := results[0], results[1]
-	for _, r := range results {
-		t.Logf("%s ping N=%d: Ir %d / %d; per response: %v", r.Target, r.N, r.Runs[0].Events["Ir"], r.Runs[1].Events["Ir"], r.PerResponse)
-		if r.Responses != int64(n) {
-			t.Errorf("responses %d, want %d", r.Responses, n)
-		}
-		ins := r.PerResponse[Instructions]
-		if ins < 200 || ins > 200000 {
-			t.Errorf("instructions per response %v: implausible", ins)
-		}
-		for _, k := range []string{Branches, BranchMispredicts, I1Misses, D1Misses, LLMisses} {
-			if _, ok := r.PerResponse[k]; !ok {
-				t.Errorf("%s missing", k)
-			}
-		}
-		if r.PerResponse[Branches] <= 0 || r.PerResponse[Branches] >= ins {
-			t.Errorf("branches per response %v vs instructions %v", r.PerResponse[Branches], ins)
-		}
-		if _, ok := r.Totals.Unsupported[Cycles]; !ok {
-			t.Error("cycles should be unsupported in cachegrind mode")
-		}
-	}
-	ia, ib := a.PerResponse[Instructions], b.PerResponse[Instructions]
-	diff := math.Abs(ia-ib) / math.Min(ia, ib)
-	t.Logf("repeatability: %.1f vs %.1f instructions per response: %.3f%%", ia, ib, diff*100)
-	// The goal is 0.5%. A Go server's scheduler and sysmon do time-dependent work (parks,
-	// wake-ups, preemption) that valgrind's slowdown exposes: fasthttp at N=10000 repeated within
-	// 0.35-0.7% here, so Go targets get 1.5% until that is tamed; native targets keep 0.5%.
-	limit := 0.005
-	if tg.Kind == targets.KindGo {
-		limit = 0.015
-	}
-	if diff > limit {
-		t.Errorf("instructions per response %.1f vs %.1f differ by %.2f%% (> %.1f%%)", ia, ib, diff*100, limit*100)
-	}
 }

@@ -1,10 +1,12 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): clusters started and stopped.
+
 package db
 
 import (
 	"context"
-	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -108,16 +110,6 @@ func TestClusterStartStopLeavesNoProcess(t *testing.T) {
 	assertGone(t, "after cancellation", procs)
 }
 
-func TestClusterMissingBinaries(t *testing.T) {
-	_, err := StartCluster(context.Background(), ClusterOptions{BinDir: t.TempDir()})
-	if !errors.Is(err, ErrNoPostgres) {
-		t.Fatalf("err = %v, want ErrNoPostgres", err)
-	}
-	if !strings.Contains(err.Error(), "scripts/setup.sh") {
-		t.Errorf("error does not say what to do: %v", err)
-	}
-}
-
 // A second postmaster on a data directory in use fails to start; the error carries its log
 // and no process of it stays behind.
 func TestClusterStartFailureCarriesLog(t *testing.T) {
@@ -166,35 +158,6 @@ func TestClusterUsage(t *testing.T) {
 	}
 	if d := u2.CPUSeconds - u1.CPUSeconds; d < 0.05 {
 		t.Errorf("CPU grew by %.2f s over a query that takes about 0.3 s of CPU", d)
-	}
-}
-
-func TestReachable(t *testing.T) {
-	dir := t.TempDir()
-	locked := dir + "/locked"
-	if err := os.Mkdir(locked, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{filepath.Dir(dir), dir} { // t.TempDir's own directories are 0700
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const stranger = 4242 // owns nothing here
-	if reachable(locked+"/cache/pg", stranger, []uint32{4242}) {
-		t.Error("a 0700 directory of another user counts as reachable")
-	}
-	if !reachable(locked+"/cache/pg", 0, nil) {
-		t.Error("root cannot reach it")
-	}
-	if err := os.Chmod(locked, 0o711); err != nil {
-		t.Fatal(err)
-	}
-	if !reachable(locked+"/cache/pg", stranger, []uint32{4242}) {
-		t.Error("a 0711 directory counts as unreachable")
-	}
-	if got := fallbackCacheDir(locked + "/pg"); !strings.HasPrefix(got, "/var/tmp/bindrace-pg-") || got == fallbackCacheDir(dir+"/pg") {
-		t.Errorf("fallback %q: want a per-checkout directory under /var/tmp", got)
 	}
 }
 

@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): seeding and resetting databases on a cluster.
+
 package db
 
 import (
@@ -231,23 +235,6 @@ func TestUnmarkedDatabaseIsLeftUntouched(t *testing.T) {
 	}
 }
 
-func TestOpenRejectsBadOptions(t *testing.T) {
-	ctx := context.Background()
-	for _, o := range []Options{
-		{URL: "mysql://localhost/x"},
-		{URL: "postgres://127.0.0.1:1/bindrace"},                       // the admin database is the trial database
-		{URL: "postgres://127.0.0.1:1/postgres", Template: "bindrace"}, // the template is the trial database
-		{URL: "postgres://127.0.0.1:1/postgres", Scale: -1},
-	} {
-		if _, err := Open(ctx, o); err == nil {
-			t.Errorf("Open(%+v) accepted", o)
-		}
-	}
-	if got := redact("postgres://u:secret@h/db"); strings.Contains(got, "secret") {
-		t.Errorf("redact left the password: %s", got)
-	}
-}
-
 // progressFunc is an io.Writer over a function, to act on a seeding step.
 type progressFunc func(line string)
 
@@ -280,29 +267,6 @@ func TestCancelledSeedingLeavesNoTemplate(t *testing.T) {
 	}
 	if exists {
 		t.Error("the half-seeded template is still there")
-	}
-}
-
-// A user's --db-url names the trial database (its template beside it) or, naming none or the
-// maintenance database, keeps the harness's own names; the server is always administered
-// through postgres.
-func TestUserURL(t *testing.T) {
-	for _, c := range []struct {
-		url, admin, database, template string
-	}{
-		{"postgres://u:p@h:5432/userdata?sslmode=disable", "postgres://u:p@h:5432/postgres?sslmode=disable", "userdata", "userdata_template"},
-		{"postgres://u:p@h:5432", "postgres://u:p@h:5432/postgres", "", ""},
-		{"postgresql://h/postgres", "postgresql://h/postgres", "", ""},
-	} {
-		o, err := UserURL(c.url)
-		if err != nil || o.URL != c.admin || o.Database != c.database || o.Template != c.template {
-			t.Errorf("UserURL(%s) = %+v, %v; want admin %s, database %q, template %q", c.url, o, err, c.admin, c.database, c.template)
-		}
-	}
-	for _, bad := range []string{"mysql://h/x", "postgres://h/template1", "::"} {
-		if o, err := UserURL(bad); err == nil {
-			t.Errorf("UserURL(%s) = %+v, accepted", bad, o)
-		}
 	}
 }
 

@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): the transport against the network-namespace lab.
+
 package remote
 
 import (

@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): targets verified against a PostgreSQL cluster.
+
 package targets
 
 import (

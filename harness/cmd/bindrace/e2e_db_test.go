@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): races on PostgreSQL, each starting a cluster.
+
 package main
 
 import (

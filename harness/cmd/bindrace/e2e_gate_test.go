@@ -1,3 +1,8 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): races of several seconds each, cachegrind counts
+// of three races and a regressed build, sequential races of up to 12 pairs.
+
 package main
 
 import (
@@ -12,13 +17,6 @@ import (
 
 	"github.com/bindrace/bindrace/harness/session"
 )
-
-// fast are the flags that keep a race's wall-clock part short in these tests.
-var fast = []string{"--duration", "300ms", "--warmup", "150ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms"}
-
-func raceArgs(extra ...string) []string {
-	return append(append([]string{"race"}, fast...), extra...)
-}
 
 // Too few pairs for a bounded interval: INCONCLUSIVE (exit 3) naming the minimum, never a PASS
 // on one pair, however large the win.
@@ -65,47 +63,6 @@ func TestEqualThreads(t *testing.T) {
 		t.Errorf("allowed unequal threads: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	noLeftovers(t)
-}
-
-// need skips a test that needs the built binding servers and valgrind, naming what is missing.
-func needBindingAndValgrind(t *testing.T) {
-	t.Helper()
-	for _, b := range []string{"binding-server", "binding-server-plain"} {
-		if _, err := os.Stat(filepath.Join(root, "bin", b)); err != nil {
-			t.Skipf("skipped: bin/%s is missing (run make build build-plain)", b)
-		}
-	}
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("skipped: valgrind is not installed (scripts/setup.sh installs it)")
-	}
-}
-
-// counted races a with b under the ci profile, cut short for wall-clock but with real
-// cachegrind counts (reps N/2N measurements per side), and returns the summary.
-func counted(t *testing.T, dir, a, b string, n, reps int, env ...string) (session.Summary, result) {
-	t.Helper()
-	args := raceArgs("--a", a, "--b", b, "--profile", "ci", "--pairs", "2", "--cachegrind-reps", fmt.Sprint(reps), "--cachegrind-n", fmt.Sprint(n), "--out", dir, "--json")
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
-	out, err := cmd.Output()
-	r := result{code: cmd.ProcessState.ExitCode(), stdout: string(out)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.stderr = string(ee.Stderr)
-	}
-	var s session.Summary
-	if r.code == 2 || json.Unmarshal(out, &s) != nil {
-		t.Fatalf("race %s vs %s: exit %d\n%s%s", a, b, r.code, r.stdout, r.stderr)
-	}
-	return s, r
-}
-
-func checkOf(s session.Summary, metric string) session.Check {
-	for _, c := range s.Checks {
-		if c.Metric == metric {
-			return c
-		}
-	}
-	return session.Check{}
 }
 
 // The deterministic gate: binding-plain does 13.5% more instructions per response than the

@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): races across hosts of the network-namespace lab.
+
 package main
 
 import (
@@ -21,9 +25,6 @@ import (
 // These tests race across real hosts: network namespaces on this machine (a server and two
 // clients on a bridge, sshd in each, keys and an ssh config of their own; netnstest). They
 // skip, naming the capability, where namespaces cannot be made.
-
-// lab is started by the first test to need it and removed by TestMain after the tests.
-var lab netnstest.Shared
 
 // leftInLab lists processes the session left in the lab's namespaces: anything but sshd.
 func leftInLab(t *testing.T, l *netnstest.Lab) []string {

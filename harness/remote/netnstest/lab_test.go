@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): builds and removes network-namespace labs.
+
 package netnstest
 
 import (

@@ -27,34 +27,3 @@ func TestRenderScaleTitle(t *testing.T) {
 		}
 	}
 }
-
-func TestBrowserScale(t *testing.T) {
-	chromium(t)
-	s := scaleFixture()
-	dom := browse(t, "report-scale", renderFixture(t, t.TempDir(), s, session.Raw{}, map[string]any{}))
-	expectMasthead(t, dom, "bindrace scale report binding , fasthttp scenario ping · threads 1, 2")
-	rps := points(chart(t, dom, "scale-rps"), "circle")
-	eff := points(chart(t, dom, "scale-efficiency"), "circle")
-	if len(rps) != len(s.Points) || len(eff) != len(s.Points) {
-		t.Fatalf("charts have %d and %d points, want %d", len(rps), len(eff), len(s.Points))
-	}
-	// One curve per target, its points by thread count.
-	i := 0
-	for _, target := range s.Targets {
-		for _, p := range s.Points {
-			if p.Target != target {
-				continue
-			}
-			if rps[i] != jsNum(p.RPS) || eff[i] != jsNum(p.EfficiencyPct) {
-				t.Errorf("%s at %d: rps %s efficiency %s, want %s and %s", target, p.Threads, rps[i], eff[i], jsNum(p.RPS), jsNum(p.EfficiencyPct))
-			}
-			i++
-		}
-	}
-	if n := strings.Count(dom, `data-testid="point-row"`); n != len(s.Points) {
-		t.Errorf("%d point rows, want %d", n, len(s.Points))
-	}
-	if !strings.Contains(dom, "client-bound") || !strings.Contains(dom, "shares client CPUs") {
-		t.Error("the marks are not shown")
-	}
-}

@@ -1,3 +1,7 @@
+//go:build long
+
+// Long test tier (make test-all, -tags long): a sweep page drawn by headless chromium.
+
 package page
 
 import (

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// fast are the flags that keep a race's wall-clock part short in these tests.
+var fast = []string{"--duration", "300ms", "--warmup", "150ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms"}
+
+func raceArgs(extra ...string) []string {
+	return append(append([]string{"race"}, fast...), extra...)
+}
+
+// need skips a test that needs the built binding servers and valgrind, naming what is missing.
+func needBindingAndValgrind(t *testing.T) {
+	t.Helper()
+	for _, b := range []string{"binding-server", "binding-server-plain"} {
+		if _, err := os.Stat(filepath.Join(root, "bin", b)); err != nil {
+			t.Skipf("skipped: bin/%s is missing (run make build build-plain)", b)
+		}
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("skipped: valgrind is not installed (scripts/setup.sh installs it)")
+	}
+}
+
+// counted races a with b under the ci profile, cut short for wall-clock but with real
+// cachegrind counts (reps N/2N measurements per side), and returns the summary.
+func counted(t *testing.T, dir, a, b string, n, reps int, env ...string) (session.Summary, result) {
+	t.Helper()
+	args := raceArgs("--a", a, "--b", b, "--profile", "ci", "--pairs", "2", "--cachegrind-reps", fmt.Sprint(reps), "--cachegrind-n", fmt.Sprint(n), "--out", dir, "--json")
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
+	out, err := cmd.Output()
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: string(out)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.stderr = string(ee.Stderr)
+	}
+	var s session.Summary
+	if r.code == 2 || json.Unmarshal(out, &s) != nil {
+		t.Fatalf("race %s vs %s: exit %d\n%s%s", a, b, r.code, r.stdout, r.stderr)
+	}
+	return s, r
+}
+
+func checkOf(s session.Summary, metric string) session.Check {
+	for _, c := range s.Checks {
+		if c.Metric == metric {
+			return c
+		}
+	}
+	return session.Check{}
+}
+
+// TestBaselineSmoke: the fast tier's run of what the CI workflow does (a race under the ci
+// profile with cachegrind counts, baseline write, gate --baseline), at a small count: the
+// release build against itself writes a baseline it then passes. TestDeterministicGate (long
+// tier) shows these counts catching real differences.
+func TestBaselineSmoke(t *testing.T) {
+	needBindingAndValgrind(t)
+	dir := filepath.Join(t.TempDir(), "aa")
+	counted(t, dir, "binding", "binding", 2000, 1)
+	base := filepath.Join(t.TempDir(), "baseline.json")
+	if w := cli(t, 20*time.Second, "baseline", "write", dir, "--out", base); w.code != 0 || !strings.Contains(w.stdout, "instructions per response") {
+		t.Fatalf("baseline write: exit %d\n%s%s", w.code, w.stdout, w.stderr)
+	}
+	g := cli(t, 20*time.Second, "gate", dir, "--baseline", base, "--json")
+	var s session.Summary
+	if g.code == 1 || g.code == 2 || json.Unmarshal([]byte(g.stdout), &s) != nil || checkOf(s, "baseline:instructions").Verdict != session.Pass {
+		t.Errorf("gate against its own baseline: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	}
+	noLeftovers(t)
+}
