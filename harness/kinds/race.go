@@ -299,8 +299,7 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 		rs.o.Events.Notef("%spairs not measured: the instruction check FAILed, which decides the race", prefix)
 	}
 	*s = stats.Summarize(pr.pairs, rs.o.Profile.GateThresholds(), rs.design)
-	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
-	s.CountersUnsupported = counted.CountersUnsupported
+	keepCounts(s, counted)
 	s.Rate = rate.Record()
 	s.Stop = &pr.stop
 	s.SetAside = setAsideOf(pr.pairs, rs.o.Profile.StealLimitPct)

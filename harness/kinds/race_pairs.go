@@ -83,7 +83,7 @@ func isLook(d *session.Design, n int) bool {
 // look summarizes and gates the pairs so far, with the counts s already holds.
 func (rs *raceSession) look(pairs []session.Pair, s *session.Summary) *session.Summary {
 	l := stats.Summarize(pairs, rs.o.Profile.GateThresholds(), rs.design)
-	l.Counters, l.CounterSamples, l.CountersMode, l.CountersUnsupported = s.Counters, s.CounterSamples, s.CountersMode, s.CountersUnsupported
+	keepCounts(&l, s)
 	l.DecideOn, l.A, l.B = rs.o.Profile.DecideOn, rs.o.A, rs.o.B
 	gate.Apply(&l, nil)
 	return &l

@@ -281,6 +281,10 @@ type Summary struct {
 	CounterSamples      map[string]map[string][]float64 `json:"counter_samples,omitempty"`
 	CounterShape        *CounterShape                   `json:"counter_shape,omitempty"`
 	CountersUnsupported map[string]string               `json:"counters_unsupported,omitempty"`
+	// Breakdowns are each side's cachegrind instructions per response by function and by file
+	// ("a"/"b"), and Attribution the ranked deltas of every instruction check (gate.Apply).
+	Breakdowns  map[string]*Breakdowns `json:"breakdowns,omitempty"`
+	Attribution []Attribution          `json:"attribution,omitempty"`
 
 	Database   *DBInfo    `json:"database,omitempty"` // database scenarios: the data set and where it ran
 	Thresholds Thresholds `json:"thresholds"`
