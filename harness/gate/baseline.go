@@ -120,6 +120,9 @@ func NewBaseline(sums []*session.Summary, from string) (*session.Baseline, error
 		if len(perCPU) > 0 {
 			e.RPSPerCPUSecond = stats.Median(perCPU)
 		}
+		if sy := s.Syscalls; sy != nil && sy.Unsupported == "" && len(sy.PerResponse["a"]) > 0 {
+			e.Syscalls = &session.SyscallBaseline{Kernel: sy.Kernel, N: sy.N, Pipelining: sy.Pipelining, Paced: true, PerResponse: sy.PerResponse["a"]}
+		}
 		b.Entries = append(b.Entries, e)
 	}
 	return b, nil

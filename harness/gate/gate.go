@@ -35,8 +35,10 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 	}
 	checkErrors(d, s)
 	checkCounters(d, s)
+	checkSyscalls(d, s)
 	if base != nil {
 		checkBaseline(d, s, base)
+		checkBaselineSyscalls(d, s, base)
 	}
 	if s.Incomplete != "" {
 		d.verdict = session.Incomplete

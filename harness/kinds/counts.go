@@ -95,5 +95,5 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 // keepCounts copies into s what the counts step measured into counted (countInto).
 func keepCounts(s, counted *session.Summary) {
 	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
-	s.CountersUnsupported, s.Breakdowns = counted.CountersUnsupported, counted.Breakdowns
+	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
 }

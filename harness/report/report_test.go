@@ -326,3 +326,17 @@ func TestMarkdownAttribution(t *testing.T) {
 	writeJSON(t, filepath.Join(dir, "summary.json"), s)
 	expectAll(t, "markdown", renderT(t, dir, "md"), "No table: this session recorded no per-function counts of both sides")
 }
+
+// The paced system calls of both sides in summary.md, every call either made; none counted says why.
+func TestMarkdownSyscalls(t *testing.T) {
+	dir, s := writeRace(t, "regress")
+	s.Syscalls = &session.SyscallCounts{Kernel: "6.1.0-27-amd64", N: 20000, Pipelining: 10, Reps: 3,
+		PerResponse: map[string]map[string]float64{"a": {"syscalls": 1.803, "context-switches": 0.43, "syscall:getppid": 1, "syscall:futex": 0.4},
+			"b": {"syscalls": 0.827, "context-switches": 0.47, "syscall:futex": 0.397}}}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown", renderT(t, dir, "md"), "## System calls per response (paced)", "kernel 6.1.0-27-amd64",
+		"| system calls | 1.803 | 0.827 | +118.02% |", "| `getppid` | 1.000 | 0.000 | — |", "| `futex` | 0.400 | 0.397 | +0.76% |")
+	s.Syscalls = &session.SyscallCounts{Unsupported: "no tracefs mounted"}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown", renderT(t, dir, "md"), "Not counted: no tracefs mounted.")
+}

@@ -43,6 +43,9 @@ type BaselineEntry struct {
 	// Breakdowns: the counts by function and by file (at most MaxBreakdownRows each); absent
 	// from a version 1 file.
 	Breakdowns *Breakdowns `json:"breakdowns,omitempty"`
+	// Syscalls: the candidate's paced system calls per response, with its kernel; absent when
+	// the session counted none.
+	Syscalls *SyscallBaseline `json:"syscalls,omitempty"`
 	// Throughput of that session, for a labelled cross-session note only: never gated.
 	RPS             float64 `json:"rps"`
 	RPSPerCPUSecond float64 `json:"rps_per_cpu_second"`

@@ -31,7 +31,7 @@ var mirrored = map[string]reflect.Type{
 	"Breakdown": reflect.TypeFor[session.Breakdown](), "BreakdownRow": reflect.TypeFor[session.BreakdownRow](),
 	"Breakdowns": reflect.TypeFor[session.Breakdowns](), "Attribution": reflect.TypeFor[session.Attribution](),
 	"AttributionView": reflect.TypeFor[session.AttributionView](), "AttributionRow": reflect.TypeFor[session.AttributionRow](),
-	"AttributionRest": reflect.TypeFor[session.AttributionRest](),
+	"AttributionRest": reflect.TypeFor[session.AttributionRest](), "SyscallCounts": reflect.TypeFor[session.SyscallCounts](),
 }
 
 // pageOwn are the declarations of what the page makes itself, mirroring no session type.

@@ -109,6 +109,8 @@ export interface Thresholds {
   max_errors?: number;
   counter_max_growth_pct?: Record<string, number>;
   counter_max_delta_pct?: Record<string, number>;
+  syscall_max_delta_pct?: number;
+  syscall_max_growth_pct?: number;
 }
 
 /** One metric's per-pair deltas: median, order-statistic interval (null: too few pairs). */
@@ -224,6 +226,7 @@ export interface Summary {
   counters_unsupported?: Record<string, string>;
   breakdowns?: Record<string, Breakdowns>;
   attribution?: Attribution[];
+  syscalls?: SyscallCounts;
   thresholds?: Thresholds;
   warnings?: string[];
   incomplete?: string;
@@ -413,4 +416,15 @@ export interface AttributionRest {
   rows: number;
   under_rows: number;
   under_delta: number | null;
+}
+
+/** Both sides' paced system calls per response (the counts step). */
+export interface SyscallCounts {
+  kernel: string;
+  n: number;
+  pipelining: number;
+  reps: number;
+  per_response: Record<string, Record<string, number>> | null;
+  samples: Record<string, number[] | null> | null;
+  unsupported?: string;
 }
