@@ -81,6 +81,9 @@ func checkBaseline(d *decision, s *session.Summary, base *Baseline) {
 			}
 		}
 		d.add(c)
+		if name == attributed {
+			noteAttribution(d, s, c.Metric)
+		}
 	}
 	if e.RPS > 0 && s.StatsA.MedianRPS > 0 {
 		d.note("note, not gated: %s throughput %.0f vs %.0f in the baseline's session (%+.1f%%); sessions on other machine states differ by far more than code does, so only counts are compared across them",
@@ -113,9 +116,12 @@ func NewBaseline(sums []*session.Summary, from string) (*session.Baseline, error
 			}
 		}
 		e := session.BaselineEntry{Scenario: s.Scenario, Connections: s.Connections, Pipelining: s.Pipelining,
-			CounterShape: s.CounterShape, Counters: s.Counters["a"], RPS: s.StatsA.MedianRPS}
+			CounterShape: s.CounterShape, Counters: s.Counters["a"], Breakdowns: s.Breakdowns["a"], RPS: s.StatsA.MedianRPS}
 		if len(perCPU) > 0 {
 			e.RPSPerCPUSecond = stats.Median(perCPU)
+		}
+		if sy := s.Syscalls; sy != nil && sy.Unsupported == "" && len(sy.PerResponse["a"]) > 0 {
+			e.Syscalls = &session.SyscallBaseline{Kernel: sy.Kernel, N: sy.N, Pipelining: sy.Pipelining, Paced: true, PerResponse: sy.PerResponse["a"]}
 		}
 		b.Entries = append(b.Entries, e)
 	}

@@ -37,6 +37,9 @@ func checkCounters(d *decision, s *session.Summary) {
 			}
 		}
 		d.add(c)
+		if name == attributed {
+			noteAttribution(d, s, name)
+		}
 	}
 }
 

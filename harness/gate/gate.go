@@ -23,7 +23,8 @@ import (
 )
 
 // Decide applies s.Thresholds to s, and the baseline's counts when base is not nil (MatchBaseline
-// has found the entry and refused mismatches first).
+// has found the entry and refused mismatches first). Each instruction check's reason is followed
+// by the first rows of its attribution in s.Attribution (Apply fills it).
 func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []string, checks []session.Check) {
 	d := &decision{verdict: session.Pass}
 	if s.Rate != nil {
@@ -34,8 +35,10 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 	}
 	checkErrors(d, s)
 	checkCounters(d, s)
+	checkSyscalls(d, s)
 	if base != nil {
 		checkBaseline(d, s, base)
+		checkBaselineSyscalls(d, s, base)
 	}
 	if s.Incomplete != "" {
 		d.verdict = session.Incomplete
@@ -52,6 +55,7 @@ func Apply(s *session.Summary, base *Baseline) {
 	if s.Rate == nil { // an open loop's throughput is the rate: nothing to resolve
 		s.Resolution = stats.ResolutionOf(s, decideOn(s))
 	}
+	s.Attribution = attributions(s, base)
 	s.Verdict, s.Reasons, s.Checks = Decide(s, base)
 	s.Headline = Headline(s)
 }

@@ -104,7 +104,7 @@ func firstCause(s *session.Summary, verdict string) string {
 		if verdict == session.Inconclusive && c.Interval == nil && c.N > 0 && strings.Contains(c.Reason, "too few pairs") {
 			return fmt.Sprintf(" (too few pairs: need %d)", EvenUp(stats.MinSamples(s.CILevel)))
 		}
-		return " (" + c.Metric + ")"
+		return " (" + c.Metric + topFunction(s, c.Metric) + ")"
 	}
 	return ""
 }

@@ -42,6 +42,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 			sc.Name, sc.Want.BodyLen, sc.Name))
 	}
 	samples := map[string]map[string][]float64{"a": {}, "b": {}}
+	fns, files := map[string][]*counters.Breakdown{}, map[string][]*counters.Breakdown{}
 	res := map[string]float64{} // per side, the widest resolution of its instruction counts
 	settled := map[string]bool{}
 	for rep := 1; rep <= p.CachegrindReps && !(settled["a"] && settled["b"]); rep++ {
@@ -61,6 +62,9 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 				samples[sd.key][k] = append(samples[sd.key][k], v)
 			}
 			res[sd.key] = max(res[sd.key], cg.Resolution[counters.Instructions])
+			if cg.Functions != nil && cg.Files != nil {
+				fns[sd.key], files[sd.key] = append(fns[sd.key], cg.Functions), append(files[sd.key], cg.Files)
+			}
 			ev.Notef("cachegrind %s %s: %.1f instructions per response, resolution %.1f (repetition %d)", sc.Name, sd.name, cg.PerResponse[counters.Instructions], cg.Resolution[counters.Instructions], rep)
 			_, agreed := stats.AgreedCount(samples[sd.key][counters.Instructions], res[sd.key])
 			settled[sd.key] = agreed
@@ -75,5 +79,21 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 		}
 	}
 	s.CounterSamples = samples
+	// Per function and per file, each row's median over the same repetitions: what the gate's
+	// attribution of an instruction check subtracts.
+	for _, key := range []string{"a", "b"} {
+		if b := sideBreakdowns(fns[key], files[key]); b != nil {
+			if s.Breakdowns == nil {
+				s.Breakdowns = map[string]*session.Breakdowns{}
+			}
+			s.Breakdowns[key] = b
+		}
+	}
 	return nil
+}
+
+// keepCounts copies into s what the counts step measured into counted (countInto).
+func keepCounts(s, counted *session.Summary) {
+	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
+	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
 }

@@ -288,6 +288,9 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 	counted := &session.Summary{A: rs.o.A, B: rs.o.B}
 	if cut == nil && rs.o.Profile.Has(profile.CountersCachegrind) {
 		cut = rs.countInto(ctx, counted, r)
+		if cut == nil {
+			cut = rs.syscallsInto(ctx, counted, r)
+		}
 	}
 	var pr pairsRun
 	if cut == nil && !rs.countsFailed(counted) {
@@ -299,8 +302,7 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 		rs.o.Events.Notef("%spairs not measured: the instruction check FAILed, which decides the race", prefix)
 	}
 	*s = stats.Summarize(pr.pairs, rs.o.Profile.GateThresholds(), rs.design)
-	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
-	s.CountersUnsupported = counted.CountersUnsupported
+	keepCounts(s, counted)
 	s.Rate = rate.Record()
 	s.Stop = &pr.stop
 	s.SetAside = setAsideOf(pr.pairs, rs.o.Profile.StealLimitPct)
@@ -311,9 +313,9 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 	rs.keep(session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}))
 }
 
-// countsFailed reports whether the deterministic counts in s FAIL their check already.
+// countsFailed reports whether the deterministic counts in s (instructions, paced system calls) FAIL their check already.
 func (rs *raceSession) countsFailed(s *session.Summary) bool {
-	if s.Counters == nil {
+	if s.Counters == nil && s.Syscalls == nil {
 		return false
 	}
 	c := *s
@@ -321,7 +323,7 @@ func (rs *raceSession) countsFailed(s *session.Summary) bool {
 	c.Design = rs.design
 	gate.Apply(&c, nil)
 	for _, ch := range c.Checks {
-		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; counted && ch.Verdict == session.Fail {
+		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; (counted || ch.Metric == gate.SyscallMetric) && ch.Verdict == session.Fail {
 			return true
 		}
 	}

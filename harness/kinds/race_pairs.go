@@ -96,9 +96,9 @@ func isLook(d *session.Design, n int) bool {
 
 // look summarizes and gates the pairs so far, with the counts measured before them.
 func (pl *pairLoop) look() *session.Summary {
-	o, s := pl.rs.o, pl.counts
+	o := pl.rs.o
 	l := stats.Summarize(pl.out.pairs, o.Profile.GateThresholds(), pl.rs.design)
-	l.Counters, l.CounterSamples, l.CountersMode, l.CountersUnsupported = s.Counters, s.CounterSamples, s.CountersMode, s.CountersUnsupported
+	keepCounts(&l, pl.counts)
 	l.DecideOn, l.A, l.B = o.Profile.DecideOn, o.A, o.B
 	gate.Apply(&l, nil)
 	return &l

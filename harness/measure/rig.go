@@ -221,6 +221,14 @@ func (r *Rig) Cachegrind(ctx context.Context, target string, sc scenario.Scenari
 	})
 }
 
+// PacedSyscalls counts target's system calls per response for sc under the paced client (one
+// fresh server, n requests counted at pipelining), on the plan's server CPUs and threads.
+func (r *Rig) PacedSyscalls(ctx context.Context, target string, sc scenario.Scenario, n, pipelining int) (*counters.PacedSyscallResult, error) {
+	return counters.PacedSyscalls(ctx, r.targets[target], sc, counters.PacedSyscallOptions{
+		N: n, Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), Log: r.serverLog,
+	})
+}
+
 func sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil

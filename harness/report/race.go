@@ -28,6 +28,8 @@ func raceDocument(sd *sessionDir) document {
 	latencySection(&d, s)
 	statsSection(&d, s, valid)
 	countersSection(&d, s)
+	syscallsSection(&d, s)
+	attributionSections(&d, s)
 	tailSections(&d, s.Warnings, s.Shape.Command, sd.manifest)
 	return d
 }

@@ -289,3 +289,54 @@ func expectAll(t *testing.T, what, text string, wants ...string) {
 		t.Logf("%s:\n%s", what, text)
 	}
 }
+
+// The instruction check's attribution in summary.md: the ranked functions with their shares,
+// everything else, the total, the by-file view; and, without per-function counts, why not.
+func TestMarkdownAttribution(t *testing.T) {
+	dir, s := writeRace(t, "binding-plain")
+	s.B = "binding"
+	s.Counters = map[string]map[string]float64{"a": {"instructions": 2444.9}, "b": {"instructions": 2134.7}}
+	s.Thresholds.CounterMaxDeltaPct = map[string]float64{"instructions": 1}
+	rows := func(vs ...float64) *session.Breakdowns {
+		b := &session.Breakdown{Resolution: 2.3, TotalResolution: 10}
+		for i, name := range []string{"br::process(br_loop*, br::Conn*)", "main.ping", "br::parse_head"}[:len(vs)] {
+			b.Rows = append(b.Rows, session.BreakdownRow{Name: name, Instructions: vs[i]})
+		}
+		return &session.Breakdowns{Functions: b, Files: b}
+	}
+	s.Breakdowns = map[string]*session.Breakdowns{"a": rows(836, 344, 120), "b": rows(686.2, 344)}
+	stripped := "bin/x has no symbol table (stripped): its own functions are counted in the \"[no symbol: stripped or generated code]\" row, so this table cannot say which of them did the work; the totals are complete"
+	s.Breakdowns["a"].Functions.Notes = []string{stripped}
+	gate.Apply(s, nil)
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	md := renderT(t, dir, "md")
+	expectAll(t, "markdown", md,
+		"## Where the instructions went: binding-plain − binding",
+		"Check instructions: 2,444.90 vs 2,134.70 instructions per response, delta +310.20 (+14.53%)",
+		"| delta | share of the delta | points of +14.53% | binding-plain | binding | function |",
+		"| +149.80 | 48.3% | +7.02% | 836.00 | 686.20 | `br::process(br_loop*, br::Conn*)` |",
+		"| +120.00 | 38.7% | +5.62% | 120.00 | · | `br::parse_head` (only binding-plain) |",
+		"| +40.40 | 13.0% | +1.89% | — | — | everything else: 0 more functions above the resolution, 1 with deltas each under it (those and the rows under the resolution on both sides: +40.40 together) |",
+		"| +310.20 | 100.0% | +14.53% | 2,444.90 | 2,134.70 | total |",
+		"By source file", "| delta | share of the delta | points of +14.53% | binding-plain | binding | source file |",
+		"- "+stripped,
+	)
+	s.Breakdowns = nil
+	gate.Apply(s, nil)
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown", renderT(t, dir, "md"), "No table: this session recorded no per-function counts of both sides")
+}
+
+// The paced system calls of both sides in summary.md, every call either made; none counted says why.
+func TestMarkdownSyscalls(t *testing.T) {
+	dir, s := writeRace(t, "regress")
+	s.Syscalls = &session.SyscallCounts{Kernel: "6.1.0-27-amd64", N: 20000, Pipelining: 10, Reps: 3,
+		PerResponse: map[string]map[string]float64{"a": {"syscalls": 1.803, "context-switches": 0.43, "syscall:getppid": 1, "syscall:futex": 0.4},
+			"b": {"syscalls": 0.827, "context-switches": 0.47, "syscall:futex": 0.397}}}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown", renderT(t, dir, "md"), "## System calls per response (paced)", "kernel 6.1.0-27-amd64",
+		"| system calls | 1.803 | 0.827 | +118.02% |", "| `getppid` | 1.000 | 0.000 | — |", "| `futex` | 0.400 | 0.397 | +0.76% |")
+	s.Syscalls = &session.SyscallCounts{Unsupported: "no tracefs mounted"}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown", renderT(t, dir, "md"), "Not counted: no tracefs mounted.")
+}

@@ -8,8 +8,13 @@ import (
 	"time"
 )
 
-// BaselineSchemaVersion is the version of a baseline file's layout.
-const BaselineSchemaVersion = 1
+// BaselineSchemaVersion is the version of a baseline file's layout. 2: each entry keeps the
+// candidate's instructions per response by function and by source file (breakdowns), so a
+// failing gate names its functions. A version 1 file is still read and gated, without them.
+const BaselineSchemaVersion = 2
+
+// oldestBaselineSchema is the oldest layout this bindrace still reads.
+const oldestBaselineSchema = 1
 
 // BaselineKind marks a file as a bindrace baseline.
 const BaselineKind = "bindrace-baseline"
@@ -35,6 +40,12 @@ type BaselineEntry struct {
 	Pipelining   int                `json:"pipelining"`
 	CounterShape *CounterShape      `json:"counter_shape,omitempty"`
 	Counters     map[string]float64 `json:"counters"` // per response
+	// Breakdowns: the counts by function and by file (at most MaxBreakdownRows each); absent
+	// from a version 1 file.
+	Breakdowns *Breakdowns `json:"breakdowns,omitempty"`
+	// Syscalls: the candidate's paced system calls per response, with its kernel; absent when
+	// the session counted none.
+	Syscalls *SyscallBaseline `json:"syscalls,omitempty"`
 	// Throughput of that session, for a labelled cross-session note only: never gated.
 	RPS             float64 `json:"rps"`
 	RPSPerCPUSecond float64 `json:"rps_per_cpu_second"`
@@ -57,12 +68,12 @@ func LoadBaseline(path string) (*Baseline, error) {
 	if head.Kind != BaselineKind {
 		return nil, fmt.Errorf("%s is not a baseline (kind %q, want %q; `bindrace baseline write` makes one)", path, head.Kind, BaselineKind)
 	}
-	if head.SchemaVersion == nil || *head.SchemaVersion != BaselineSchemaVersion {
-		v := "none"
-		if head.SchemaVersion != nil {
-			v = fmt.Sprint(*head.SchemaVersion)
+	if v := head.SchemaVersion; v == nil || *v < oldestBaselineSchema || *v > BaselineSchemaVersion {
+		got := "none"
+		if v != nil {
+			got = fmt.Sprint(*v)
 		}
-		return nil, fmt.Errorf("%s has schema_version %s; this bindrace reads %d", path, v, BaselineSchemaVersion)
+		return nil, fmt.Errorf("%s has schema_version %s; this bindrace reads %d to %d", path, got, oldestBaselineSchema, BaselineSchemaVersion)
 	}
 	var base Baseline
 	if err := json.Unmarshal(b, &base); err != nil {

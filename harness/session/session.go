@@ -281,6 +281,12 @@ type Summary struct {
 	CounterSamples      map[string]map[string][]float64 `json:"counter_samples,omitempty"`
 	CounterShape        *CounterShape                   `json:"counter_shape,omitempty"`
 	CountersUnsupported map[string]string               `json:"counters_unsupported,omitempty"`
+	// Breakdowns are each side's cachegrind instructions per response by function and by file
+	// ("a"/"b"), and Attribution the ranked deltas of every instruction check (gate.Apply).
+	Breakdowns  map[string]*Breakdowns `json:"breakdowns,omitempty"`
+	Attribution []Attribution          `json:"attribution,omitempty"`
+	// Syscalls are both sides' paced system calls per response (the counts step).
+	Syscalls *SyscallCounts `json:"syscalls,omitempty"`
 
 	Database   *DBInfo    `json:"database,omitempty"` // database scenarios: the data set and where it ran
 	Thresholds Thresholds `json:"thresholds"`
@@ -310,6 +316,10 @@ type Thresholds struct {
 	CounterMaxDeltaPct map[string]float64 `json:"counter_max_delta_pct,omitempty"`
 	// Deterministic counts of A against a committed baseline: name -> max growth in percent.
 	CounterMaxGrowthPct map[string]float64 `json:"counter_max_growth_pct,omitempty"`
+	// Paced system calls per response: A against B, and A against the baseline, at most this %
+	// more; nil: not counted.
+	SyscallMaxDeltaPct  *float64 `json:"syscall_max_delta_pct,omitempty"`
+	SyscallMaxGrowthPct *float64 `json:"syscall_max_growth_pct,omitempty"`
 }
 
 // Matrix is summary.json of a matrix session.

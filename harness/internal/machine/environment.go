@@ -28,6 +28,16 @@ func Environment(command []string) *session.Manifest {
 	return environment(root, command)
 }
 
+// KernelRelease is the running kernel's release (uname -r), "" when it cannot be read: what a
+// count of system calls depends on besides the code.
+func KernelRelease() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return ""
+	}
+	return cstr(u.Release[:])
+}
+
 // environment is Environment for the checkout at root ("": build manifests and hashes skipped).
 func environment(root string, command []string) *session.Manifest {
 	m := &session.Manifest{Command: command, Started: time.Now().UTC(), CPUCount: runtime.NumCPU()}

@@ -28,6 +28,10 @@ var mirrored = map[string]reflect.Type{
 	"Scale": reflect.TypeFor[session.Scale](), "Raw": reflect.TypeFor[session.Raw](),
 	"Look": reflect.TypeFor[session.Look](), "Design": reflect.TypeFor[session.Design](),
 	"Stop": reflect.TypeFor[session.Stop](), "SetAside": reflect.TypeFor[session.SetAside](),
+	"Breakdown": reflect.TypeFor[session.Breakdown](), "BreakdownRow": reflect.TypeFor[session.BreakdownRow](),
+	"Breakdowns": reflect.TypeFor[session.Breakdowns](), "Attribution": reflect.TypeFor[session.Attribution](),
+	"AttributionView": reflect.TypeFor[session.AttributionView](), "AttributionRow": reflect.TypeFor[session.AttributionRow](),
+	"AttributionRest": reflect.TypeFor[session.AttributionRest](), "SyscallCounts": reflect.TypeFor[session.SyscallCounts](),
 }
 
 // pageOwn are the declarations of what the page makes itself, mirroring no session type.

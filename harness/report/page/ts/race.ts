@@ -8,6 +8,7 @@ import { mergedLatency } from "./merged";
 import type { Check, Data, Pair, Run, Summary } from "./types";
 import { dbSection } from "./db";
 import { designSection } from "./design";
+import { attributionSection } from "./attribution";
 
 const VERDICT_TEXT: Record<string, string> = {
   PASS: "Regression threshold passed",
@@ -50,6 +51,8 @@ export function renderRace(d: Data, root: HTMLElement): void {
   const ds = designSection(sm);
   if (ds) root.appendChild(ds);
   root.appendChild(countersSection(sm));
+  const at = attributionSection(sm);
+  if (at) root.appendChild(at);
   root.appendChild(statsSection(sm, pairs));
   root.appendChild(reproduce(shape.command));
   root.appendChild(environment(d.manifest, sm.started, sm.finished));

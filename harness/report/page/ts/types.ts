@@ -109,6 +109,8 @@ export interface Thresholds {
   max_errors?: number;
   counter_max_growth_pct?: Record<string, number>;
   counter_max_delta_pct?: Record<string, number>;
+  syscall_max_delta_pct?: number;
+  syscall_max_growth_pct?: number;
 }
 
 /** One metric's per-pair deltas: median, order-statistic interval (null: too few pairs). */
@@ -222,6 +224,9 @@ export interface Summary {
   counters?: Record<string, Record<string, number>>;
   counters_mode?: string;
   counters_unsupported?: Record<string, string>;
+  breakdowns?: Record<string, Breakdowns>;
+  attribution?: Attribution[];
+  syscalls?: SyscallCounts;
   thresholds?: Thresholds;
   warnings?: string[];
   incomplete?: string;
@@ -347,4 +352,79 @@ export interface Data {
   summary: Summary | Matrix | Sweep | Scale;
   raw: Raw | null;
   manifest: Manifest | null;
+}
+
+/** One side's cachegrind instructions per response by function or by source file. */
+export interface Breakdown {
+  rows: BreakdownRow[] | null;
+  resolution: number;
+  total_resolution: number;
+  under_rows: number;
+  under_sum: number;
+  notes?: string[];
+}
+
+export interface BreakdownRow {
+  name: string;
+  instructions: number;
+  no_symbol?: boolean;
+}
+
+export interface Breakdowns {
+  functions: Breakdown | null;
+  files?: Breakdown | null;
+}
+
+/** An instruction check's delta by function and by file (gate.Apply). */
+export interface Attribution {
+  check: string;
+  counter: string;
+  a: string;
+  b: string;
+  total_a: number;
+  total_b: number;
+  delta: number;
+  delta_pct: number;
+  unavailable?: string;
+  functions?: AttributionView | null;
+  files?: AttributionView | null;
+}
+
+export interface AttributionView {
+  resolution: number;
+  rows: AttributionRow[] | null;
+  rest: AttributionRest;
+  only_a?: AttributionRow[];
+  only_b?: AttributionRow[];
+  notes?: string[];
+}
+
+export interface AttributionRow {
+  name: string;
+  a: number | null;
+  b: number | null;
+  delta: number;
+  share_pct: number | null;
+  points_pct: number;
+  only?: string;
+  no_symbol?: boolean;
+}
+
+export interface AttributionRest {
+  delta: number;
+  share_pct: number | null;
+  rows: number;
+  under_rows: number;
+  under_delta: number | null;
+}
+
+/** Both sides' paced system calls per response (the counts step). */
+export interface SyscallCounts {
+  kernel: string;
+  n: number;
+  pipelining: number;
+  reps: number;
+  per_response: Record<string, Record<string, number>> | null;
+  samples: Record<string, number[] | null> | null;
+  unsupported?: string;
 }

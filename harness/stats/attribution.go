@@ -1,0 +1,112 @@
+package stats
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bindrace/bindrace/harness/session"
+)
+
+// AttributionTop is how many rows an attribution ranks; the rest is one "everything else" row.
+const AttributionTop = 15
+
+// AttributeView ranks the rows of one view by the size of their delta between side a and side b
+// (instructions per response; a side that does not list a row counts it 0). delta is the
+// check's own difference of totals (A − B) and totalB B's total, so that the rows and the
+// "everything else" row add up to the check's delta exactly, whatever the per-row medians'
+// rounding. A row's delta under the resolution (the two sides' row resolutions added) is never
+// ranked: it is counted in the rest, and its sum shown only where it reaches the resolution of
+// a sum. Shares are of the check's delta, which the check itself takes as measured.
+func AttributeView(a, b *session.Breakdown, delta, totalB float64) *session.AttributionView {
+	v := &session.AttributionView{Resolution: round6(a.Resolution + b.Resolution)}
+	sumRes := a.TotalResolution + b.TotalResolution
+	va, vb := rowValues(a), rowValues(b)
+	var resolved []session.AttributionRow
+	for _, name := range unionNames(va, vb) {
+		x, okA := va[name]
+		y, okB := vb[name]
+		r := session.AttributionRow{Name: name, Delta: round6(x.Instructions - y.Instructions), NoSymbol: x.NoSymbol || y.NoSymbol}
+		if okA {
+			r.A = ptr(x.Instructions)
+		}
+		if okB {
+			r.B = ptr(y.Instructions)
+		}
+		switch {
+		case okA && !okB:
+			r.Only = "a"
+		case okB && !okA:
+			r.Only = "b"
+		}
+		if math.Abs(r.Delta) < v.Resolution {
+			v.Rest.UnderRows++
+			continue
+		}
+		resolved = append(resolved, r)
+	}
+	sort.SliceStable(resolved, func(i, j int) bool { return math.Abs(resolved[i].Delta) > math.Abs(resolved[j].Delta) })
+	share := func(x float64) *float64 {
+		if delta == 0 {
+			return nil
+		}
+		return ptr(round6(100 * x / delta))
+	}
+	listed := 0.0
+	for i, r := range resolved {
+		listed += r.Delta
+		if totalB > 0 {
+			r.PointsPct = round6(100 * r.Delta / totalB)
+		}
+		r.SharePct = share(r.Delta)
+		if i < AttributionTop {
+			v.Rows = append(v.Rows, r)
+			continue
+		}
+		v.Rest.Rows++
+		switch r.Only {
+		case "a":
+			v.OnlyA = append(v.OnlyA, r)
+		case "b":
+			v.OnlyB = append(v.OnlyB, r)
+		}
+	}
+	top := 0.0
+	for _, r := range v.Rows {
+		top += r.Delta
+	}
+	v.Rest.Delta = round6(delta - top)
+	v.Rest.SharePct = share(delta - top)
+	if under := delta - listed; math.Abs(under) >= sumRes {
+		v.Rest.UnderDelta = ptr(round6(under))
+	}
+	v.Notes = append(append([]string(nil), a.Notes...), b.Notes...)
+	return v
+}
+
+// rowValues indexes a breakdown's listed rows by name.
+func rowValues(b *session.Breakdown) map[string]session.BreakdownRow {
+	m := make(map[string]session.BreakdownRow, len(b.Rows))
+	for _, r := range b.Rows {
+		m[r.Name] = r
+	}
+	return m
+}
+
+// unionNames is every name of a or b, sorted (so ties rank the same way every time).
+func unionNames(a, b map[string]session.BreakdownRow) []string {
+	var names []string
+	for n := range a {
+		names = append(names, n)
+	}
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+func ptr(x float64) *float64 { return &x }
