@@ -119,8 +119,12 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	for _, e := range b.Entries {
-		fmt.Fprintf(stdout, "%s %s (%d connections, pipelining %d): %.1f instructions per response\n",
-			b.Target, e.Scenario, e.Connections, e.Pipelining, e.Counters["instructions"])
+		calls := ""
+		if e.Syscalls != nil {
+			calls = fmt.Sprintf(", %.3f system calls per response (paced, kernel %s)", e.Syscalls.PerResponse["syscalls"], e.Syscalls.Kernel)
+		}
+		fmt.Fprintf(stdout, "%s %s (%d connections, pipelining %d): %.1f instructions per response%s\n",
+			b.Target, e.Scenario, e.Connections, e.Pipelining, e.Counters["instructions"], calls)
 	}
 	fmt.Fprintf(stdout, "wrote %s (build %s, profile %s)\n", path, b.Build["kind"], orNone(b.Build["profile_sha256"]))
 	return 0
