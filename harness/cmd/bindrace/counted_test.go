@@ -75,7 +75,9 @@ func TestBaselineSmoke(t *testing.T) {
 	}
 	g := cli(t, 20*time.Second, "gate", dir, "--baseline", base, "--json")
 	var s session.Summary
-	if g.code == 1 || g.code == 2 || json.Unmarshal([]byte(g.stdout), &s) != nil || checkOf(s, "baseline:instructions").Verdict != session.Pass {
+	// Only the baseline check is this test's: at N = 2,000 with one repetition the A vs B
+	// check compares two processes' Go scheduler noise (±2% here), which may FAIL its +1%.
+	if g.code == 2 || json.Unmarshal([]byte(g.stdout), &s) != nil || checkOf(s, "baseline:instructions").Verdict != session.Pass {
 		t.Errorf("gate against its own baseline: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
 	noLeftovers(t)
