@@ -63,8 +63,10 @@ func checkOf(s session.Summary, metric string) session.Check {
 
 // TestBaselineSmoke: the fast tier's run of what the CI workflow does (a race under the ci
 // profile with cachegrind counts, baseline write, gate --baseline), at a small count: the
-// release build against itself writes a baseline it then passes. TestDeterministicGate (long
-// tier) shows these counts catching real differences.
+// release build against itself writes a baseline that its own session then passes (growth 0).
+// At 2,000 responses and one measurement the A/A instructions check itself may FAIL (the Go
+// runtime's share of a response varies; TestDeterministicGate, long tier, counts as the ci
+// profile does), so the gate's exit is held to "not an error" and the baseline check to PASS.
 func TestBaselineSmoke(t *testing.T) {
 	needBindingAndValgrind(t)
 	dir := filepath.Join(t.TempDir(), "aa")
@@ -75,8 +77,6 @@ func TestBaselineSmoke(t *testing.T) {
 	}
 	g := cli(t, 20*time.Second, "gate", dir, "--baseline", base, "--json")
 	var s session.Summary
-	// Only the baseline check is this test's: at N = 2,000 with one repetition the A vs B
-	// check compares two processes' Go scheduler noise (±2% here), which may FAIL its +1%.
 	if g.code == 2 || json.Unmarshal([]byte(g.stdout), &s) != nil || checkOf(s, "baseline:instructions").Verdict != session.Pass {
 		t.Errorf("gate against its own baseline: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
