@@ -164,6 +164,17 @@ rt="$(clang++-19 -print-file-name=libclang_rt.profile-x86_64.a)"
 [ -f "$rt" ] || die "libclang_rt.profile-x86_64.a not found (package libclang-rt-19-dev)"
 step toolchain "$(clang++-19 --version | head -n1)"
 
+# tracefs: the system-call counters open the raw_syscalls tracepoints by the ids tracefs names
+# (no PMU needed). A fresh VM may not have it mounted until something like perf mounts it; the
+# mount lasts until reboot, so every set-up checks it.
+if grep -q ' tracefs ' /proc/mounts 2>/dev/null; then
+  step tracefs "mounted"
+elif [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+  step tracefs "mounted at /sys/kernel/tracing"
+else
+  step tracefs "WARNING: not mounted (as root: mount -t tracefs nodev /sys/kernel/tracing); system-call counts will be reported as unsupported"
+fi
+
 # ---------------------------------------------------------------------------------------------
 # 2. Node (runs the pinned upstream uWebSockets.js target). Node 20 is what the pinned build
 #    supports on Debian 12's glibc; Debian's own nodejs is 18, so an older one only warns.

@@ -20,9 +20,6 @@ import (
 // TestCachegrindEndToEnd runs the whole cachegrind mode twice on a real target (four fresh
 // servers under valgrind, one at a time) and checks the figures are sane and repeat within 0.5%.
 func TestCachegrindEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: four servers under valgrind")
-	}
 	tg := cachegrindTarget(t)
 	sc, err := scenario.ByName("ping")
 	if err != nil {

@@ -33,7 +33,7 @@ func TestSamplerWithoutPerf(t *testing.T) {
 func perfCanSample(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf not installed")
+		t.Skip("perf is not installed: scripts/setup.sh installs linux-perf where apt has it")
 	}
 	if out, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-o", "/dev/null", "--", "true").CombinedOutput(); err != nil {
 		t.Skipf("perf record refused here: %v %s", err, out)

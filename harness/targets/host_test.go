@@ -45,7 +45,7 @@ func TestForHost(t *testing.T) {
 func TestForHostUWS(t *testing.T) {
 	tg, err := Resolve("uws@cpu95")
 	if err != nil {
-		t.Skipf("uws not installed: %v", err) // scripts/setup.sh installs it; TestUWS* fail without it
+		t.Fatalf("uws not installed (scripts/setup.sh installs it): %v", err)
 	}
 	n, err := tg.ForHost()
 	if err != nil || len(n.Files) != 1 || n.Files[0].Rel != filepath.Join("harness", "targets", "uws") || n.NodeMajor != 20 {

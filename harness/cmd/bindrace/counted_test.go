@@ -20,16 +20,17 @@ func raceArgs(extra ...string) []string {
 	return append(append([]string{"race"}, fast...), extra...)
 }
 
-// need skips a test that needs the built binding servers and valgrind, naming what is missing.
+// needBindingAndValgrind fails a test whose built binding servers or valgrind are missing:
+// make test builds the servers and scripts/setup.sh installs valgrind, so either is a set-up fault.
 func needBindingAndValgrind(t *testing.T) {
 	t.Helper()
 	for _, b := range []string{"binding-server", "binding-server-plain"} {
 		if _, err := os.Stat(filepath.Join(root, "bin", b)); err != nil {
-			t.Skipf("skipped: bin/%s is missing (run make build build-plain)", b)
+			t.Fatalf("bin/%s is missing (make test builds it; run make build build-plain)", b)
 		}
 	}
 	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("skipped: valgrind is not installed (scripts/setup.sh installs it)")
+		t.Fatal("valgrind is not installed (scripts/setup.sh installs it)")
 	}
 }
 
