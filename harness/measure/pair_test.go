@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,8 +111,8 @@ func TestPairSetAsideCapped(t *testing.T) {
 	if n := len(runs[0].Windows); n != 3 {
 		t.Fatalf("%d windows, want 3 (2 planned + 1 extra)", n)
 	}
-	if rec := runs[0].Record; rec.Responses != 0 || len(rec.PerWindow) != 3 {
-		t.Errorf("every round set aside: %d responses counted, per_window %+v", rec.Responses, rec.PerWindow)
+	if rec := runs[0].Record; rec.Responses != 0 || len(rec.PerWindow) != 3 || !strings.HasPrefix(rec.Error, "no window kept: all 3 set aside (last: ") {
+		t.Errorf("every round set aside: %d responses counted, per_window %+v, error %q", rec.Responses, rec.PerWindow, rec.Error)
 	}
 }
 

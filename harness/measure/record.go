@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -43,6 +44,9 @@ func (r *recorder) record(run Run) session.Run {
 	}
 	if run.Err != nil {
 		rec.Error = run.Err.Error()
+	} else if len(kept) == 0 && len(run.Windows) > 0 && run.Windows[len(run.Windows)-1].SetAside != "" {
+		// Nothing left to count: the run says why, so the pair it cannot enter is explained.
+		rec.Error = fmt.Sprintf("no window kept: all %d set aside (last: %s)", len(run.Windows), run.Windows[len(run.Windows)-1].SetAside)
 	}
 	return rec
 }

@@ -39,6 +39,10 @@ func (s *sessionOutput) event(e measure.Event) {
 		}
 	case measure.RunDone:
 		r := e.Run
+		if r.Error != "" { // measured, but nothing counts (every window set aside)
+			s.line.log(fmt.Sprintf("%s: %s", e.Label, r.Error))
+			break
+		}
 		s.line.log(fmt.Sprintf("%s: %s %s  p99 %.2f ms  server CPU %.0f%%  errors %d", e.Label, thousands(r.RPS), e.Unit, r.P99Ms, r.ServerCPUPct, r.Errors))
 	case measure.Saved:
 		if err := report.WriteAll(e.Dir); err != nil {
