@@ -19,9 +19,10 @@
 //     and every source file gets its own slope (Slopes); Breakdown shows those the method's
 //     Resolution tells from its noise and groups the rest; estimated-cycles is a cost model over
 //     the simulated caches, never a count of cycles.
-//   - syscalls: the server's system calls per response, by tracepoint (StartSyscalls: no PMU
-//     needed), under the paced client of cachegrind mode (PacedSyscalls), where the calls a
-//     request costs are fixed by the protocol.
+//   - syscalls: the server's system calls per response, by tracepoint (no PMU needed): by call
+//     under the paced client of cachegrind mode (OpenSyscalls, PacedSyscalls), where the calls a
+//     request costs are fixed by the protocol; in total under a race's live load
+//     (StartSyscallTotals), where batching moves them and a race compares them pair by pair.
 //
 // Why per-thread events rather than per-CPU: a per-CPU event on the server's pinned CPU also
 // counts whatever else runs there (the kernel's loopback softirqs for the client, other

@@ -77,8 +77,8 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 		cpu0, cpu1       float64
 		cpuErr           error
 	)
-	smp := startSampling(srv.Pid, o.Sample)
-	defer smp.close()
+	smp := StartSampling(srv.Pid, o.Sample)
+	defer smp.Close()
 	hooks := load.Hooks{
 		MeasureStart: func() {
 			if u, err := srv.Usage(); err == nil {
@@ -86,7 +86,7 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 			} else {
 				cpuErr = err
 			}
-			smp.enable()
+			smp.Enable()
 			sess, startErr = StartPerf(srv.Pid)
 		},
 		MeasureEnd: func() {
@@ -94,7 +94,7 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 				return
 			}
 			totals, endErr = sess.Stop()
-			smp.disable()
+			smp.Disable()
 			if u, err := srv.Usage(); err == nil {
 				cpu1 = u.CPUSeconds
 			} else {
@@ -130,6 +130,6 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 		res.Totals.Notes = append(res.Totals.Notes, fmt.Sprintf("the load generator saw %d errors (%v) in the window", errs, lr.Errors))
 	}
 	res.PerResponse = PerResponse(totals, lr.Responses)
-	res.Sample, res.SampleError = smp.finish(lr.Responses)
+	res.Sample, res.SampleError = smp.Finish(lr.Responses)
 	return res, nil
 }

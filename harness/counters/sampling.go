@@ -1,15 +1,15 @@
 package counters
 
-// sampling is an optional Sampler around a measurement window whose failures never fail the
-// measurement: the first one is kept as the reason there is no sample table.
-type sampling struct {
+// Sampling is an optional Sampler around a server's measurement windows whose failures never
+// fail the measurement: the first one is kept as the reason there is no sample table.
+type Sampling struct {
 	s   *Sampler
 	err string
 }
 
-// startSampling attaches a sampler to pid when o is set.
-func startSampling(pid int, o *SamplerOptions) *sampling {
-	sm := &sampling{}
+// StartSampling attaches a sampler to pid when o is set.
+func StartSampling(pid int, o *SamplerOptions) *Sampling {
+	sm := &Sampling{}
 	if o == nil {
 		return sm
 	}
@@ -22,20 +22,22 @@ func startSampling(pid int, o *SamplerOptions) *sampling {
 	return sm
 }
 
-func (sm *sampling) enable() {
+// Enable turns the samples on as a window opens.
+func (sm *Sampling) Enable() {
 	if sm.s != nil {
 		sm.fail(sm.s.Enable())
 	}
 }
 
-func (sm *sampling) disable() {
+// Disable turns them off as it closes.
+func (sm *Sampling) Disable() {
 	if sm.s != nil {
 		sm.fail(sm.s.Disable())
 	}
 }
 
 // fail keeps the first error and gives up the sampler.
-func (sm *sampling) fail(err error) {
+func (sm *Sampling) fail(err error) {
 	if err != nil && sm.s != nil {
 		sm.err = err.Error()
 		sm.s.Close()
@@ -43,9 +45,9 @@ func (sm *sampling) fail(err error) {
 	}
 }
 
-// finish reads the samples as a table per response, or says why there is none ("" and nil
-// when no sampling was asked for).
-func (sm *sampling) finish(responses int64) (*SampleTable, string) {
+// Finish reads the samples of every window as a table per response (responses: those the
+// windows served), or says why there is none ("" and nil when no sampling was asked for).
+func (sm *Sampling) Finish(responses int64) (*SampleTable, string) {
 	if sm.s == nil {
 		return nil, sm.err
 	}
@@ -57,8 +59,8 @@ func (sm *sampling) finish(responses int64) (*SampleTable, string) {
 	return p.Table(responses), ""
 }
 
-// close stops a sampler a failed measurement left running.
-func (sm *sampling) close() {
+// Close stops a sampler a failed measurement left running.
+func (sm *Sampling) Close() {
 	if sm.s != nil {
 		sm.s.Close()
 		sm.s = nil

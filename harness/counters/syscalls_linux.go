@@ -50,12 +50,29 @@ var tracefsDir = perf.TraceFSMount
 // two), enables when the window opens and stops when it closes. Tracepoint events need no PMU.
 // Where they cannot be opened (no tracefs, perf_event_paranoid, no permission on tracefs)
 // Totals.Unsupported[Syscalls] says why; OpenSyscalls fails only when the process is gone.
-func OpenSyscalls(pid int) (EventSet, error) {
+func OpenSyscalls(pid int) (EventSet, error) { return openSyscalls(pid, true) }
+
+// StartSyscallTotals counts, from now on, the system calls of every thread of pid in total (one
+// tracepoint, registered in milliseconds, so a window can open it as it starts) and the context
+// switches: the live-load probe, whose figure a race compares pair by pair. Unsupported as
+// OpenSyscalls.
+func StartSyscallTotals(pid int) (PerfSession, error) {
+	s, err := openSyscalls(pid, false)
+	if err != nil {
+		return nil, err
+	}
+	s.Enable()
+	return s, nil
+}
+
+// openSyscalls opens the total (and with byCall, one event per counted call) and the context
+// switches of pid's threads, off.
+func openSyscalls(pid int, byCall bool) (*perfSession, error) {
 	events := []perfEvent{{ContextSwitches, perf.NewCtxSwitchesProfiler}}
 	dir, why := tracepointDir()
 	if why == "" {
 		var err error
-		events, err = appendTracepoints(events, dir)
+		events, err = appendTracepoints(events, dir, byCall)
 		if err != nil {
 			why = err.Error()
 		}
@@ -70,16 +87,6 @@ func OpenSyscalls(pid int) (EventSet, error) {
 	return s, nil
 }
 
-// StartSyscalls is OpenSyscalls, enabled at once.
-func StartSyscalls(pid int) (PerfSession, error) {
-	s, err := OpenSyscalls(pid)
-	if err != nil {
-		return nil, err
-	}
-	s.Enable()
-	return s, nil
-}
-
 // tracepointDir is the tracefs events directory, or why there is none.
 func tracepointDir() (dir, why string) {
 	mount, err := tracefsDir()
@@ -89,13 +96,17 @@ func tracepointDir() (dir, why string) {
 	return filepath.Join(mount, "events"), ""
 }
 
-// appendTracepoints adds the total and one event per counted system call the kernel has.
-func appendTracepoints(events []perfEvent, dir string) ([]perfEvent, error) {
+// appendTracepoints adds the total and, with byCall, one event per counted system call the
+// kernel has.
+func appendTracepoints(events []perfEvent, dir string, byCall bool) ([]perfEvent, error) {
 	id, err := tracepointID(dir, "raw_syscalls", "sys_enter")
 	if err != nil {
 		return events, err
 	}
 	events = append(events, tracepointEvent(Syscalls, id))
+	if !byCall {
+		return events, nil
+	}
 	for _, name := range countedSyscalls {
 		id, err := tracepointID(dir, "syscalls", "sys_enter_"+name)
 		if err != nil {

@@ -39,19 +39,33 @@ func TestSyscallTable(t *testing.T) {
 	}
 }
 
-// TestSyscallProbe counts a server's system calls over a window of load, in total and by call.
+// TestSyscallProbe counts a server's system calls over a window of load, in total and by call;
+// the live probe (StartSyscallTotals), counting the same window, finds the same total without
+// the calls.
 func TestSyscallProbe(t *testing.T) {
 	softwareAllowed(t)
 	srv := startTestServer(t)
 	hammer(t, srv.addr, 2, 10, 200*time.Millisecond)
-	probe, err := StartSyscalls(srv.pid)
+	probe, err := OpenSyscalls(srv.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.Enable()
+	live, err := StartSyscallTotals(srv.pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	responses := hammer(t, srv.addr, 2, 10, 500*time.Millisecond)
+	liveTot, err := live.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tot, err := probe.Stop()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n, all := liveTot.Values[Syscalls], tot.Values[Syscalls]; n <= 0 || n > all || n < 0.99*all || len(liveTot.Values) != 2 {
+		t.Errorf("live probe: %v system calls against the by-call probe's %v over the same window; values %v", n, all, liveTot.Values)
 	}
 	tab := NewSyscallTable(tot, responses, 0, 0)
 	if tab.Unsupported != "" {
@@ -117,7 +131,7 @@ func TestSyscallProbeWithoutTracefs(t *testing.T) {
 		"empty":       func() (string, error) { return t.TempDir(), nil },
 	} {
 		tracefsDir = dir
-		probe, err := StartSyscalls(srv.pid)
+		probe, err := StartSyscallTotals(srv.pid)
 		if err != nil {
 			t.Fatal(err)
 		}

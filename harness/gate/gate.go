@@ -33,6 +33,7 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 		checkThroughput(d, s)
 		checkP99(d, s)
 	}
+	checkLiveSyscalls(d, s)
 	checkErrors(d, s)
 	checkCounters(d, s)
 	checkSyscalls(d, s)
@@ -93,6 +94,7 @@ var metricLabel = map[string]string{
 	stats.MetricRPSPerCPUSec: "throughput per server CPU-second",
 	stats.MetricP99:          "p99",
 	stats.MetricP50:          "p50",
+	stats.MetricSyscalls:     "system calls per response (live load)",
 }
 
 // decideOn is the throughput metric the verdict rests on.
@@ -170,7 +172,7 @@ func pairedCheck(s *session.Summary, metric string, limit float64, bound string)
 	}
 	c.Interval, c.Confidence = at.Interval, ptr(coverageAt(s, p, at.Pairs))
 	c.Reason = fmt.Sprintf("%s, %s interval [%+.2f%%, %+.2f%%] %s, limit %+.2f%%",
-		head, pctLevel(s.CILevel), at.Interval[0], at.Interval[1], lookText(s, p, at.Pairs), limit)
+		head, PctLevel(s.CILevel), at.Interval[0], at.Interval[1], lookText(s, p, at.Pairs), limit)
 	if c.DecidedAt == 0 {
 		c.PairsNeeded = stats.PairsNeeded(s.Design, stats.EvidenceOf(s.Pairs, metric), limit)
 		c.Reason += " (the interval straddles the limit; " + neededText(c.PairsNeeded) + ")"
@@ -191,7 +193,7 @@ func coverageAt(s *session.Summary, p session.Paired, pairs int) float64 {
 // fixed design's pairs, "(look 2 of 13, at 8 of at most 30 pairs; simultaneous coverage 99.27%)"
 // in a sequential one.
 func lookText(s *session.Summary, p session.Paired, pairs int) string {
-	cov := pctLevel(coverageAt(s, p, pairs))
+	cov := PctLevel(coverageAt(s, p, pairs))
 	d := s.Design
 	if d == nil || d.Kind != session.DesignSequential {
 		return "(real coverage " + cov + ")"
@@ -208,12 +210,12 @@ func tooFew(s *session.Summary) string {
 	if d := s.Design; d != nil && d.Kind == session.DesignSequential {
 		for i, n := range d.Looks {
 			if d.Bounds[i] <= n {
-				return fmt.Sprintf("too few pairs for a bounded %s interval (this design's first bounded look is at %d pairs)", pctLevel(s.CILevel), n)
+				return fmt.Sprintf("too few pairs for a bounded %s interval (this design's first bounded look is at %d pairs)", PctLevel(s.CILevel), n)
 			}
 		}
 	}
 	need := EvenUp(stats.MinSamples(s.CILevel))
-	return fmt.Sprintf("too few pairs for a %s interval (need at least %d complete pairs; run --pairs %d)", pctLevel(s.CILevel), need, need)
+	return fmt.Sprintf("too few pairs for a %s interval (need at least %d complete pairs; run --pairs %d)", PctLevel(s.CILevel), need, need)
 }
 
 // neededText words PairsNeeded for a reason line.
@@ -250,7 +252,8 @@ const ClientBoundPct = 90
 // EvenUp rounds a pair count up to an even number, so AB and BA orders come equally often.
 func EvenUp(n int) int { return n + n%2 }
 
-func pctLevel(x float64) string {
+// PctLevel writes a confidence level in percent with at most two decimals: "95%", "96.67%".
+func PctLevel(x float64) string {
 	s := fmt.Sprintf("%.2f", x*100)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s + "%"

@@ -377,14 +377,17 @@ func TestHeadlineAndExitCode(t *testing.T) {
 // with fixed designs at the pair counts profiles used. The sequential designs, looked at after
 // every even pair count and stopped as a race would (every check decided, or one FAILed), take
 // minutes: TestAAFalseFailBudgetSequential, in the long tier.
+// The cases with syscalls gate the live system calls per response too: three checks a race.
 func TestAAFalseFailBudget(t *testing.T) {
-	aaBudget(t, []aaCase{{1, 6, 0, 0}, {2, 8, 0, 0}, {4, 8, 0, 0}, {1, 6, 0, -2}, {2, 8, 0, -2}, {4, 8, 0, -2}})
+	aaBudget(t, []aaCase{{1, 6, 0, 0, false}, {2, 8, 0, 0, false}, {4, 8, 0, 0, false}, {1, 6, 0, -2, false}, {2, 8, 0, -2, false}, {4, 8, 0, -2, false},
+		{1, 6, 0, 0, true}, {2, 8, 0, 0, true}, {1, 6, 0, -2, true}})
 }
 
 // aaCase is one profile shape of the A/A simulation.
 type aaCase struct {
 	races, pairs, maxPairs int // maxPairs > 0: sequential from 6 to maxPairs
 	limit                  float64
+	syscalls               bool // live system calls gated too (a third check per race)
 }
 
 // aaBudget runs each case's 2,000 simulated A/A profiles, in parallel, and fails a case whose
@@ -395,16 +398,23 @@ func aaBudget(t *testing.T, cases []aaCase) {
 	// true A/A value sits on the limit and only the intervals' tails stand between it and a FAIL.
 	for _, c := range cases {
 		th := session.Thresholds{MinMedianDeltaPct: c.limit, MaxP99DeltaPct: -5*c.limit + 0} // + 0: no "-0%"
-		alpha := 0.05 / float64(2*c.races)
+		checks := 2
+		if c.syscalls {
+			th.LiveSyscallMaxDeltaPct, checks = &th.MaxP99DeltaPct, 3
+		}
+		alpha := 0.05 / float64(checks*c.races)
 		design, kind := stats.FixedDesign(c.pairs, alpha), fmt.Sprintf("%d pairs", c.pairs)
 		if c.maxPairs > 0 {
 			design, _ = stats.SequentialDesign(6, c.maxPairs, alpha)
 			kind = fmt.Sprintf("sequential 6-%d pairs", c.maxPairs)
 		}
+		if c.syscalls {
+			kind += ", syscalls gated"
+		}
 		c := c
 		t.Run(fmt.Sprintf("%d races %s limit %g", c.races, kind, c.limit), func(t *testing.T) {
 			t.Parallel()
-			run := aaRun(rand.New(rand.NewPCG(7, uint64(c.races*1000+c.pairs+c.maxPairs))))
+			run := aaRun(rand.New(rand.NewPCG(7, uint64(c.races*1000+c.pairs+c.maxPairs+100*checks))))
 			fails := 0
 			for i := 0; i < trials; i++ {
 				failed := false
@@ -427,7 +437,9 @@ func aaBudget(t *testing.T, cases []aaCase) {
 }
 
 // aaRun draws runs of a build raced against itself: multiplicative noise of ±6% typical, now
-// and then a stall of 20-40%, and the first slot of a pair 3% faster.
+// and then a stall of 20-40%, and the first slot of a pair 3% faster. Its live system calls per
+// response move with batching: ±5% typical, now and then a run in another batching regime
+// (+30-60%), and the first slot 2% fewer.
 func aaRun(r *rand.Rand) func(first bool) session.Run {
 	noise := func() float64 {
 		x := 1 + 0.06*r.NormFloat64()
@@ -441,7 +453,11 @@ func aaRun(r *rand.Rand) func(first bool) session.Run {
 		if first {
 			boost = 1.03
 		}
-		return session.Run{Target: "x", RPS: 1e5 * noise() * boost, P99Ms: 2 * noise() / boost, RPSPerCPUSecond: 1}
+		calls := 0.2 * (1 + 0.05*r.NormFloat64()) / (1 + (boost-1)*2/3)
+		if r.Float64() < 0.05 {
+			calls *= 1.3 + 0.3*r.Float64()
+		}
+		return session.Run{Target: "x", RPS: 1e5 * noise() * boost, P99Ms: 2 * noise() / boost, RPSPerCPUSecond: 1, SyscallsPerResponse: calls}
 	}
 }
 

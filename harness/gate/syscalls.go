@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // SyscallMetric is the check of paced system calls per response, A against B; "baseline:" +
@@ -40,6 +41,24 @@ func checkSyscalls(d *decision, s *session.Summary) {
 		if delta > *limit {
 			c.Verdict = session.Fail
 		}
+	}
+	d.add(c)
+}
+
+// checkLiveSyscalls applies Thresholds.LiveSyscallMaxDeltaPct to the system calls per response
+// the servers made under the race's live load. There the count depends on batching (at
+// pipelining 10 one read carries many requests) and so on the moment, so it is judged like
+// latency: the paired deltas' interval against the limit, one more statistical check in the
+// family's false-FAIL budget (profile.FallibleChecks). Where the tracepoints could not be
+// opened no pair has the figure, and the check is INCONCLUSIVE saying why.
+func checkLiveSyscalls(d *decision, s *session.Summary) {
+	limit := s.Thresholds.LiveSyscallMaxDeltaPct
+	if limit == nil {
+		return
+	}
+	c := pairedCheck(s, stats.MetricSyscalls, *limit, "max")
+	if why, ok := s.CountersUnsupported[SyscallMetric]; ok && c.N == 0 { // the counter's name too
+		c.Reason += ": " + why
 	}
 	d.add(c)
 }

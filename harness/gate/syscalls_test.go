@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // withSyscalls is a race whose counts step counted paced system calls of both sides.
@@ -75,5 +76,54 @@ func TestBaselineSyscalls(t *testing.T) {
 	Apply(s, m)
 	if bc := check(s.Checks, "baseline:"+SyscallMetric); bc.Verdict != session.Inconclusive || !has(s.Reasons, "has no paced system-call counts") {
 		t.Errorf("baseline without syscalls: %+v", bc)
+	}
+}
+
+// liveSyscalls is an 8-pair race whose A made perPair[i] % more system calls per response than
+// B under the live load, gated at +10%.
+func liveSyscalls(perPair ...float64) *session.Summary {
+	var ps []session.Pair
+	for i, d := range perPair {
+		ps = append(ps, session.Pair{Index: i, Order: []string{"AB", "BA"}[i%2],
+			A: session.Run{Target: "regress", RPS: 1000, P99Ms: 4, SyscallsPerResponse: 0.2 * (1 + d/100)},
+			B: session.Run{Target: "binding", RPS: 1000, P99Ms: 4, SyscallsPerResponse: 0.2}})
+	}
+	limit := 10.0
+	th := session.Thresholds{MinMedianDeltaPct: -10, MaxP99DeltaPct: 50, LiveSyscallMaxDeltaPct: &limit}
+	s := stats.Summarize(ps, th, stats.FixedDesign(0, 0.05/6))
+	return &s
+}
+
+// Under the live load the system calls are an interval check: one more call per batch of ten
+// (+50%) FAILs it, an A/A within a few percent PASSes, scattered deltas straddling the limit
+// stay INCONCLUSIVE, and a race whose tracepoints could not be opened says why.
+func TestLiveSyscallCheck(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		s       *session.Summary
+		verdict string
+	}{
+		{"one more call per batch", liveSyscalls(48, 52, 50, 47, 55, 49, 51, 53), session.Fail},
+		{"A/A", liveSyscalls(1, -2, 0.5, 3, -1, 2, -0.5, 1.5), session.Pass},
+		{"straddling", liveSyscalls(2, 25, -5, 14, 30, 1, 12, 8), session.Inconclusive},
+	} {
+		v, rs, checks := Decide(c.s, nil)
+		lc := check(checks, stats.MetricSyscalls)
+		if lc == nil || lc.Verdict != c.verdict || lc.Interval == nil || !has(rs, "system calls per response (live load): median delta") {
+			t.Errorf("%s: %s, check %+v\n%q", c.name, v, lc, rs)
+		}
+	}
+	none := liveSyscalls(0, 0, 0, 0, 0, 0, 0, 0)
+	for i := range none.Pairs {
+		none.Pairs[i].A.SyscallsPerResponse, none.Pairs[i].B.SyscallsPerResponse = 0, 0
+	}
+	none.Paired = nil
+	none.CountersUnsupported = map[string]string{"syscalls": "no tracefs mounted"}
+	if _, rs, checks := Decide(none, nil); check(checks, stats.MetricSyscalls).Verdict != session.Inconclusive || !has(rs, "no complete pair measured it: no tracefs mounted") {
+		t.Errorf("no counts: %q", rs)
+	}
+	none.Thresholds.LiveSyscallMaxDeltaPct = nil
+	if _, _, checks := Decide(none, nil); check(checks, stats.MetricSyscalls) != nil {
+		t.Error("a profile without a live syscall limit has no live syscall check")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -190,7 +189,7 @@ func (rs *raceSession) announce(man *session.Manifest) {
 		ev.Warnf("%s", w)
 	}
 	ev.Notef("race %s vs %s: profile %s, %s, %s × %d windows of %s (warm-up %s), server CPUs %q, client CPUs %q, %s interval per check",
-		o.A, o.B, o.Profile.Name, racesText(rs.races), designText(rs.design), max(pl.Windows, 1), pl.Duration.D(), pl.Warmup.D(), pl.CPUsServer, pl.CPUsClient, pctText(rs.level))
+		o.A, o.B, o.Profile.Name, racesText(rs.races), designText(rs.design), max(pl.Windows, 1), pl.Duration.D(), pl.Warmup.D(), pl.CPUsServer, pl.CPUsClient, gate.PctLevel(rs.level))
 	for _, w := range rs.warnings {
 		ev.Warnf("%s", w)
 	}
@@ -205,7 +204,7 @@ func (rs *raceSession) setupWarnings() []string {
 		}
 		if need := gate.EvenUp(stats.MinSamples(rs.level)); d.MaxPairs < need {
 			warnings = append(warnings, fmt.Sprintf("%d pairs cannot give a bounded %s interval (need %d): the verdict can only be INCONCLUSIVE",
-				d.MaxPairs, pctText(rs.level), need))
+				d.MaxPairs, gate.PctLevel(rs.level), need))
 		}
 	}
 	if machine.Overlap(rs.pl.CPUsServer, rs.pl.CPUsClient) {
@@ -428,11 +427,6 @@ func overallHeadline(ix session.Index) string {
 		parts = append(parts, e.Name+" "+e.Verdict)
 	}
 	return fmt.Sprintf("overall %s: the worst of %d races (%s)", ix.Verdict, len(ix.Sessions), strings.Join(parts, ", "))
-}
-
-// pctText prints a level as "95%" or "97.5%".
-func pctText(level float64) string {
-	return strconv.FormatFloat(level*100, 'f', -1, 64) + "%"
 }
 
 // designText names a design for the opening line: "12 pairs", "6 to 30 pairs (sequential,

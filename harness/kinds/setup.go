@@ -191,7 +191,7 @@ func checkRemote(o *Options, pl measure.Plan) error {
 	if o.Fleet == nil {
 		return nil
 	}
-	if o.Profile.Has(profile.CountersCachegrind) || pl.Perf {
+	if o.Profile.Has(profile.CountersCachegrind) || pl.Perf || pl.Syscalls || pl.Sample {
 		return setting.Errorf("counters stay local: with {server_host} or {client_hosts} use {counters} none (bindrace counters measures a local server)")
 	}
 	if o.Fleet.Server == nil && len(o.Fleet.Clients) > 0 {

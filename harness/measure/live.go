@@ -22,6 +22,9 @@ type live struct {
 	cancel context.CancelFunc
 	drv    *driver
 	ramp   time.Duration // warm-up inside each measured load, after the warm-up proper
+	// attached are the attacher probes' parts on this server, by the probe's index in the
+	// rig's probes (nil for the others).
+	attached []attachment
 }
 
 // launch readies spec's run (a database scenario's reset), starts its server and verifies its
@@ -57,13 +60,33 @@ func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
 		}
 		return lv, fmt.Errorf("target %s failed verification: %w", spec.Target, verr)
 	}
+	for i, p := range r.probes() {
+		if a, ok := p.(attacher); ok {
+			lv.attached = append(lv.attached, make([]attachment, i+1-len(lv.attached))...)
+			lv.attached[i] = a.attach(srv, spec)
+		}
+	}
 	return lv, nil
 }
 
-// stop ends lv's context and stops its server.
+// stop ends lv's context and stops its server; attachments not yet detached stop unread.
 func (lv *live) stop() {
+	for i, a := range lv.attached {
+		if a != nil {
+			a.abandon()
+			lv.attached[i] = nil
+		}
+	}
 	lv.cancel()
 	lv.r.servers.stop(lv.srv)
+}
+
+// open starts probe i's reading of a window: its attachment's, or the probe's own.
+func (lv *live) open(i int, p Probe) Reading {
+	if i < len(lv.attached) && lv.attached[i] != nil {
+		return lv.attached[i].open()
+	}
+	return p.Open(lv.srv, lv.spec)
 }
 
 func (lv *live) died() bool {
@@ -151,8 +174,8 @@ func (lv *live) window(ctx context.Context, label string, index int) (Window, er
 			mu.Lock()
 			defer mu.Unlock()
 			w.Opened, w.At = true, time.Now()
-			for _, p := range probes {
-				if rd := p.Open(lv.srv, lv.spec); rd != nil {
+			for i, p := range probes {
+				if rd := lv.open(i, p); rd != nil {
 					open = append(open, rd)
 				}
 			}
@@ -206,6 +229,12 @@ func (lv *live) finish(ctx context.Context, run *Run) error {
 	f := &run.Final
 	f.Usage, f.UsageErr = lv.srv.Usage()
 	f.Info, f.InfoErr = lv.srv.Info()
+	for i, a := range lv.attached {
+		if a != nil {
+			a.detach(run)
+			lv.attached[i] = nil
+		}
+	}
 	run.Finished = true
 	if lv.died() {
 		return lv.failure(ctx, "the measurement", nil)

@@ -22,14 +22,26 @@ type Perf struct {
 // this machine cannot count goes to unsupported, with the reason.
 type perfProbe struct{ unsupported *unsupported }
 
+// syscallProbe counts the system calls and context switches of the server's threads during each
+// window (one tracepoint and one software event per thread: no PMU needed); the race compares
+// them per response pair by pair (stats.MetricSyscalls).
+type syscallProbe struct{ unsupported *unsupported }
+
+// perfReading is a perf_event session over one window, stored in the window by put.
 type perfReading struct {
 	sess counters.PerfSession
 	err  error
+	put  func(*Window, *Perf)
 }
 
 func (perfProbe) Open(srv Server, _ Spec) Reading {
 	sess, err := counters.StartPerf(srv.Pid())
-	return &perfReading{sess: sess, err: err}
+	return &perfReading{sess: sess, err: err, put: func(w *Window, p *Perf) { w.Perf = p }}
+}
+
+func (syscallProbe) Open(srv Server, _ Spec) Reading {
+	sess, err := counters.StartSyscallTotals(srv.Pid())
+	return &perfReading{sess: sess, err: err, put: func(w *Window, p *Perf) { w.Syscalls = p }}
 }
 
 func (r *perfReading) Close(w *Window) error {
@@ -37,43 +49,69 @@ func (r *perfReading) Close(w *Window) error {
 	if r.sess != nil {
 		p.Totals, p.Err = r.sess.Stop()
 	}
-	w.Perf = p
+	r.put(w, p)
 	return nil
 }
 
 // Record: the counters per response over the windows; a failure, or a counter this machine
 // cannot count, is named once for the session (unsupported) instead.
 func (pp perfProbe) Record(rec *session.Run, _ *Run, kept []Window) {
-	var sum counters.Totals
-	var errs error
-	for _, w := range kept {
-		if w.Perf == nil {
-			continue
-		}
-		errs = errors.Join(errs, w.Perf.Err)
-		if !w.Closed || w.Perf.Err != nil || w.Perf.Totals.Values == nil {
-			continue
-		}
-		if sum.Values == nil {
-			sum = counters.Totals{Values: map[string]float64{}, Unsupported: map[string]string{}}
-		}
-		for k, v := range w.Perf.Totals.Values {
-			sum.Values[k] += v
-		}
-		for k, v := range w.Perf.Totals.Unsupported {
-			sum.Unsupported[k] = v
-		}
-		sum.Window += w.Perf.Totals.Window
-	}
+	sum, err := sumPerf(kept, func(w Window) *Perf { return w.Perf })
 	switch {
-	case errs != nil:
-		pp.unsupported.mark(profile.CountersPerf, errs.Error())
+	case err != nil:
+		pp.unsupported.mark(profile.CountersPerf, err.Error())
 	case sum.Values != nil:
 		rec.Counters = counters.PerResponse(sum, rec.Responses)
 		for k, why := range sum.Unsupported {
 			pp.unsupported.mark(k, why)
 		}
 	}
+}
+
+// Record: system calls and context switches per response over the windows; where the
+// tracepoints cannot be opened, the reason is named once for the session instead.
+func (sp syscallProbe) Record(rec *session.Run, _ *Run, kept []Window) {
+	sum, err := sumPerf(kept, func(w Window) *Perf { return w.Syscalls })
+	if err != nil {
+		sp.unsupported.mark(counters.Syscalls, err.Error())
+		return
+	}
+	if why, ok := sum.Unsupported[counters.Syscalls]; ok {
+		sp.unsupported.mark(counters.Syscalls, why)
+		return
+	}
+	if n, ok := sum.Values[counters.Syscalls]; ok && rec.Responses > 0 {
+		rec.SyscallsPerResponse = counters.Round(n / float64(rec.Responses))
+		rec.ContextSwitchesPerResponse = counters.Round(sum.Values[counters.ContextSwitches] / float64(rec.Responses))
+	}
+}
+
+// sumPerf adds up one probe's counts (pick) over the kept windows that closed with them, and
+// joins the errors of those that could not count.
+func sumPerf(kept []Window, pick func(Window) *Perf) (counters.Totals, error) {
+	var sum counters.Totals
+	var errs error
+	for _, w := range kept {
+		p := pick(w)
+		if p == nil {
+			continue
+		}
+		errs = errors.Join(errs, p.Err)
+		if !w.Closed || p.Err != nil || p.Totals.Values == nil {
+			continue
+		}
+		if sum.Values == nil {
+			sum = counters.Totals{Values: map[string]float64{}, Unsupported: map[string]string{}}
+		}
+		for k, v := range p.Totals.Values {
+			sum.Values[k] += v
+		}
+		for k, v := range p.Totals.Unsupported {
+			sum.Unsupported[k] = v
+		}
+		sum.Window += p.Totals.Window
+	}
+	return sum, errs
 }
 
 // unsupported are the counters a session could not read, with the reason: what the summary's

@@ -15,7 +15,9 @@ import (
 // resolved for this machine, and what the profile does not say.
 type Plan struct {
 	profile.Method
-	Perf bool // perf_event counters per window (the perf probe)
+	Perf     bool // perf_event counters per window (the perf probe)
+	Syscalls bool // system calls per window (the syscall probe)
+	Sample   bool // where the server's CPU time went, sampled over its windows (the sample probe)
 	// StartTimeout bounds spawn-to-first-valid-response (uws needs node to start).
 	StartTimeout time.Duration
 	// LagTolerance: open loops mark a run generator-bound when its send lag p99 exceeds it;
@@ -26,7 +28,8 @@ type Plan struct {
 // NewPlan is the plan of a profile: its method, the server and client CPUs filled in where the
 // profile leaves them to this machine (machine.DefaultCPUs, or the complement of the one given).
 func NewPlan(p *profile.Profile) (Plan, error) {
-	pl := Plan{Method: p.Method, Perf: p.Has(profile.CountersPerf), StartTimeout: 30 * time.Second}
+	pl := Plan{Method: p.Method, Perf: p.Has(profile.CountersPerf), Syscalls: p.Has(profile.CountersSyscalls),
+		Sample: p.Has(profile.CountersSample), StartTimeout: 30 * time.Second}
 	for _, f := range []struct{ name, list string }{{"cpus_server", pl.CPUsServer}, {"cpus_client", pl.CPUsClient}} {
 		if err := machine.CheckCPUs(f.list); err != nil {
 			return pl, setting.Errorf("{"+f.name+"} %q: %v", f.list, err)

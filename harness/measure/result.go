@@ -3,6 +3,7 @@ package measure
 import (
 	"time"
 
+	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/procfs"
 
 	"github.com/bindrace/bindrace/harness/load"
@@ -29,6 +30,7 @@ type Window struct {
 	Counts    *Counts       // the server's own counts (its info route)
 	Machine   *MachineTime  // the whole machine: busy and stolen time
 	Perf      *Perf         // perf_event counters of the server's threads
+	Syscalls  *Perf         // the server's threads' system calls and context switches (tracepoints)
 	DB        *DBWindow     // PostgreSQL and the load generator, database scenarios only
 	Generator *GeneratorCPU // the load generator's own CPU (scale sessions)
 
@@ -55,6 +57,10 @@ type Run struct {
 	// Finished false when the run did not get that far.
 	Final    Final
 	Finished bool
+	// Sample is where the server's CPU time went over the windows (the sample probe's), or
+	// SampleErr why it could not be sampled.
+	Sample    *counters.SampleTable
+	SampleErr string
 	// Ran is false for a run of a pair that never started because its partner failed first
 	// (its Record says so).
 	Ran bool

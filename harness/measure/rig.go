@@ -112,7 +112,8 @@ func (r *Rig) Database() *Database { return r.db }
 
 // probes are the rig's probes in the order they open: the load generator's own CPU first (it
 // must not count the other reads), the machine, the server's own counts, its CPU and RSS, the
-// database's parties, perf_event counters last (around the least).
+// database's parties, the sampler, the system calls, perf_event counters last (around the
+// least).
 func (r *Rig) probes() []Probe {
 	var ps []Probe
 	if r.generator {
@@ -121,6 +122,12 @@ func (r *Rig) probes() []Probe {
 	ps = append(ps, machineProbe{}, countsProbe{}, usageProbe{})
 	if r.db != nil {
 		ps = append(ps, dbProbe{d: r.db, plan: r.plan})
+	}
+	if r.plan.Sample {
+		ps = append(ps, sampleProbe{unsupported: r.unsupported, cpus: r.plan.CPUsClient})
+	}
+	if r.plan.Syscalls {
+		ps = append(ps, syscallProbe{unsupported: r.unsupported})
 	}
 	if r.plan.Perf {
 		ps = append(ps, perfProbe{unsupported: r.unsupported})

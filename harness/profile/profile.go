@@ -319,28 +319,35 @@ func (p *Profile) checkRaces() error {
 const (
 	CountersPerf       = "perf"
 	CountersCachegrind = "cachegrind"
+	// CountersSyscalls counts the server's system calls per response in every window of the
+	// live load (tracepoints; no PMU needed).
+	CountersSyscalls = "syscalls"
+	// CountersSample samples the server's threads with perf record -e cpu-clock -g during its
+	// windows: where its CPU time went, kernel included, per response (no PMU needed).
+	CountersSample = "sample"
 )
 
-// ParseCounters reads a counters setting: "", "none", "perf", "cachegrind" or both joined by a
-// comma, into the set of modes.
+// ParseCounters reads a counters setting: "", "none", or "perf", "cachegrind", "syscalls" and
+// "sample" joined by commas, into the set of modes.
 func ParseCounters(v string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, m := range strings.Split(v, ",") {
 		switch m = strings.TrimSpace(m); m {
 		case "", "none":
-		case CountersPerf, CountersCachegrind:
+		case CountersPerf, CountersCachegrind, CountersSyscalls, CountersSample:
 			out[m] = true
 		default:
-			return nil, setting.Errorf(`{counters}: unknown mode %q (want "perf", "cachegrind", both as "perf,cachegrind", or "none")`, m)
+			return nil, setting.Errorf(`{counters}: unknown mode %q (want "perf", "cachegrind", "syscalls", "sample", several joined by commas as "perf,cachegrind", or "none")`, m)
 		}
 	}
 	return out, nil
 }
 
-// Has reports whether the profile asks for a counters mode.
+// Has reports whether the profile asks for a counters mode. A live system-call limit asks for
+// the syscalls mode: it gates what that mode counts.
 func (p *Profile) Has(mode string) bool {
 	m, _ := ParseCounters(p.Counters)
-	return m[mode]
+	return m[mode] || mode == CountersSyscalls && p.Thresholds.LiveSyscallMaxDeltaPct != nil
 }
 
 // GateThresholds are the thresholds a race applies: the profile's, with instructions gated A
@@ -354,8 +361,15 @@ func (p *Profile) GateThresholds() session.Thresholds {
 }
 
 // FallibleChecks is how many statistical checks of this profile can FAIL a release: throughput
-// and p99 in every race. They share the false-FAIL budget 1-Confidence (stats.CheckLevel).
-func (p *Profile) FallibleChecks() int { return 2 * len(p.Races()) }
+// and p99 in every race, and live system calls per response where they are gated. They share
+// the false-FAIL budget 1-Confidence (stats.CheckLevel).
+func (p *Profile) FallibleChecks() int {
+	per := 2
+	if p.Thresholds.LiveSyscallMaxDeltaPct != nil {
+		per++
+	}
+	return per * len(p.Races())
+}
 
 // Alpha is each statistical check's share of the false-FAIL budget, per direction: the
 // union bound over FallibleChecks gives each (1 - Confidence) / FallibleChecks.

@@ -116,8 +116,14 @@ func (p *Profile) SetThreshold(s string) error {
 		p.Thresholds.MaxErrors = int64(f)
 	case strings.HasPrefix(name, "counter."):
 		return setCounterLimit(&p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
+	case name == "syscall_max_delta_pct":
+		p.Thresholds.SyscallMaxDeltaPct = &f
+	case name == "syscall_max_growth_pct":
+		p.Thresholds.SyscallMaxGrowthPct = &f
+	case name == "live_syscall_max_delta_pct":
+		p.Thresholds.LiveSyscallMaxDeltaPct = &f
 	default:
-		return setting.Errorf("{thresholds} %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B))", s, name)
+		return setting.Errorf("{thresholds} %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls, A vs B and vs a baseline), live_syscall_max_delta_pct (system calls under the live load, A vs B))", s, name)
 	}
 	return nil
 }
@@ -132,5 +138,22 @@ func setCounterLimit(m *map[string]float64, arg, c string, limit float64) error 
 		*m = map[string]float64{}
 	}
 	(*m)[c] = limit
+	return nil
+}
+
+// SetSample adds the sample counters mode to the profile's (on), or takes it out.
+func (p *Profile) SetSample(on bool) error {
+	modes, err := ParseCounters(p.Counters)
+	if err != nil {
+		return err
+	}
+	modes[CountersSample] = on
+	var keep []string
+	for _, m := range []string{CountersPerf, CountersCachegrind, CountersSyscalls, CountersSample} {
+		if modes[m] {
+			keep = append(keep, m)
+		}
+	}
+	p.Counters = strings.Join(keep, ",")
 	return nil
 }

@@ -247,7 +247,10 @@ func (r *Runner) rsync(ctx context.Context, h Host, op, src, destPath string, ex
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	err := r.exec(ctx, cmd, h, op, stderr)
 	var e *Error
-	if errors.As(err, &e) && e.Kind == ErrCommand && e.ExitCode == 127 {
+	// The host's shell exits 127 when it has no rsync; the local rsync passes that on, or, when
+	// the connection closes before the status arrives, reports a protocol error (12) with the
+	// shell's "not found" in the output.
+	if errors.As(err, &e) && e.Kind == ErrCommand && (e.ExitCode == 127 || strings.Contains(e.Detail, "rsync: not found") || strings.Contains(e.Detail, "rsync: command not found")) {
 		e.Kind, e.ExitCode = ErrRequirement, -1
 		e.Detail = "rsync is not installed there (Debian: apt-get install rsync): " + e.Detail
 	}

@@ -29,6 +29,7 @@ func raceDocument(sd *sessionDir) document {
 	statsSection(&d, s, valid)
 	countersSection(&d, s)
 	syscallsSection(&d, s)
+	sampledSection(&d, s)
 	attributionSections(&d, s)
 	tailSections(&d, s.Warnings, s.Shape.Command, sd.manifest)
 	return d
@@ -190,7 +191,16 @@ var runtimeTable = []runtimeRow{
 	{"heap_mib", "heap (Go or V8)", "lower is better; runtimes count differently", fmtMiB},
 	{"startup_ms", "startup (spawn to first response)", "lower is better", fmtMs},
 	{"artifact_bytes", "artefact size", "context: a binary and a JS bundle are different things", fmtBytes},
+	{"syscalls_per_response", "system calls per response (live load)", "lower is better; batching moves it", fmtCount},
+	{"context_switches_per_response", "context switches per response (live load)", "lower is better", fmtCount},
+	{"sampled_ns_per_response", "sampled CPU time per response (ns)", "lower is better; perf cpu-clock samples, kernel included", fmtCount},
+	{"sampled_kernel_ns_per_response", "of which in the kernel (ns)", "lower is better", fmtCount},
 }
+
+// optionalRows are the runtimeTable rows only a race counting system calls or sampling has:
+// left out, rather than shown as not reported, when neither side has them.
+var optionalRows = map[string]bool{"syscalls_per_response": true, "context_switches_per_response": true,
+	"sampled_ns_per_response": true, "sampled_kernel_ns_per_response": true}
 
 // runtimeRows renders the runtime table stats stored in the summary (Summary.Runtime).
 func runtimeRows(s *session.Summary) [][]string {
@@ -204,6 +214,9 @@ func runtimeRows(s *session.Summary) [][]string {
 	}
 	rows := [][]string{row("rps", "throughput ("+unitOf(s)+")", "higher is better", fmtRPS)}
 	for _, r := range runtimeTable {
+		if f := s.Runtime[r.key]; optionalRows[r.key] && f.A == nil && f.B == nil {
+			continue
+		}
 		rows = append(rows, row(r.key, r.name, r.read, r.format))
 	}
 	rows = append(rows, []string{"errors (all runs)", fmt.Sprint(s.StatsA.Errors), fmt.Sprint(s.StatsB.Errors), dash, "should be 0"})

@@ -71,7 +71,13 @@ type Run struct {
 	// Counters per response for this run (perf mode), by name; unsupported ones are absent here
 	// and listed with their reason in Summary.CountersUnsupported.
 	Counters map[string]float64 `json:"counters,omitempty"`
-	Error    string             `json:"error,omitempty"` // what went wrong, if the run did not finish
+	// System calls and context switches of the server's threads per response under the live
+	// load (tracepoints, when the profile counts syscalls); a race compares them pair by pair.
+	SyscallsPerResponse        float64 `json:"syscalls_per_response,omitempty"`
+	ContextSwitchesPerResponse float64 `json:"context_switches_per_response,omitempty"`
+	// Sample is where the server's CPU time went over the run's windows (sample counters).
+	Sample *Sampled `json:"sample,omitempty"`
+	Error  string   `json:"error,omitempty"` // what went wrong, if the run did not finish
 
 	// DB is a database scenario's reset time and PostgreSQL and load generator resources.
 	DB *DBRun `json:"db,omitempty"`
@@ -287,6 +293,9 @@ type Summary struct {
 	Attribution []Attribution          `json:"attribution,omitempty"`
 	// Syscalls are both sides' paced system calls per response (the counts step).
 	Syscalls *SyscallCounts `json:"syscalls,omitempty"`
+	// Sampled is each side's ("a", "b") sampled CPU time of its median run by ns per response
+	// (races with sample counters).
+	Sampled map[string]*Sampled `json:"sampled,omitempty"`
 
 	Database   *DBInfo    `json:"database,omitempty"` // database scenarios: the data set and where it ran
 	Thresholds Thresholds `json:"thresholds"`
@@ -320,6 +329,9 @@ type Thresholds struct {
 	// more; nil: not counted.
 	SyscallMaxDeltaPct  *float64 `json:"syscall_max_delta_pct,omitempty"`
 	SyscallMaxGrowthPct *float64 `json:"syscall_max_growth_pct,omitempty"`
+	// System calls per response under the live load: A's median paired delta at most this %
+	// above B's, an interval check with its share of the false-FAIL budget; nil: not gated.
+	LiveSyscallMaxDeltaPct *float64 `json:"live_syscall_max_delta_pct,omitempty"`
 }
 
 // Matrix is summary.json of a matrix session.

@@ -75,6 +75,7 @@ func Summarize(pairs []session.Pair, th session.Thresholds, d *session.Design) s
 	s.StatsA, s.StatsB = Side(runsA), Side(runsB)
 	s.Runtime = Runtime(runsA, runsB, s.MedianDeltaPct)
 	s.Counters = medianCounters(runsA, runsB)
+	s.Sampled = sampledSides(runsA, runsB)
 
 	if len(skipped) > 0 {
 		s.Warnings = AppendWarning(s.Warnings, fmt.Sprintf(
@@ -122,6 +123,8 @@ const (
 	MetricP50          = "p50_ms"
 	MetricP95          = "p95_ms"
 	MetricP99          = "p99_ms"
+	// MetricSyscalls is the server's system calls per response under the live load.
+	MetricSyscalls = "syscalls_per_response"
 )
 
 // PairedMetrics are the figures compared pair by pair. A pair counts for a metric only when both
@@ -136,6 +139,7 @@ var PairedMetrics = []struct {
 	{MetricP50, func(r session.Run) float64 { return r.P50Ms }},
 	{MetricP95, func(r session.Run) float64 { return r.P95Ms }},
 	{MetricP99, func(r session.Run) float64 { return r.P99Ms }},
+	{MetricSyscalls, func(r session.Run) float64 { return r.SyscallsPerResponse }},
 }
 
 // ThroughputDelta is a pair's throughput delta, A against B in percent. A pair measured in

@@ -83,6 +83,18 @@ var RuntimeMetrics = []struct {
 	{"heap_mib", func(r session.Run) float64 { return r.HeapMiB }},
 	{"startup_ms", func(r session.Run) float64 { return r.StartupMs }},
 	{"artifact_bytes", func(r session.Run) float64 { return float64(r.ArtifactBytes) }},
+	{MetricSyscalls, func(r session.Run) float64 { return r.SyscallsPerResponse }},
+	{"context_switches_per_response", func(r session.Run) float64 { return r.ContextSwitchesPerResponse }},
+	{"sampled_ns_per_response", func(r session.Run) float64 { return sampled(r).NsPerResponse }},
+	{"sampled_kernel_ns_per_response", func(r session.Run) float64 { return sampled(r).KernelNs }},
+}
+
+// sampled is r's sampled CPU time, zero when it was not sampled.
+func sampled(r session.Run) session.Sampled {
+	if r.Sample == nil {
+		return session.Sampled{}
+	}
+	return *r.Sample
 }
 
 // Runtime is a race's runtime table: for each of RuntimeMetrics, each side's median over its

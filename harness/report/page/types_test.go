@@ -32,6 +32,7 @@ var mirrored = map[string]reflect.Type{
 	"Breakdowns": reflect.TypeFor[session.Breakdowns](), "Attribution": reflect.TypeFor[session.Attribution](),
 	"AttributionView": reflect.TypeFor[session.AttributionView](), "AttributionRow": reflect.TypeFor[session.AttributionRow](),
 	"AttributionRest": reflect.TypeFor[session.AttributionRest](), "SyscallCounts": reflect.TypeFor[session.SyscallCounts](),
+	"Sampled": reflect.TypeFor[session.Sampled](), "SampledRow": reflect.TypeFor[session.SampledRow](),
 }
 
 // pageOwn are the declarations of what the page makes itself, mirroring no session type.

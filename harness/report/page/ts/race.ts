@@ -8,6 +8,7 @@ import { mergedLatency } from "./merged";
 import type { Check, Data, Pair, Run, Summary } from "./types";
 import { dbSection } from "./db";
 import { designSection } from "./design";
+import { kernelSection } from "./kernel";
 import { attributionSection } from "./attribution";
 
 const VERDICT_TEXT: Record<string, string> = {
@@ -51,6 +52,8 @@ export function renderRace(d: Data, root: HTMLElement): void {
   const ds = designSection(sm);
   if (ds) root.appendChild(ds);
   root.appendChild(countersSection(sm));
+  const ks = kernelSection(sm);
+  if (ks) root.appendChild(ks);
   const at = attributionSection(sm);
   if (at) root.appendChild(at);
   root.appendChild(statsSection(sm, pairs));
@@ -351,7 +354,9 @@ interface Metric {
   higher: boolean;
 }
 
-const GROUPS: { title: string; rows: Metric[] }[] = [
+// optional groups are shown only when a side reported one of their figures (the live system
+// calls exist only in a race that counted them).
+const GROUPS: { title: string; rows: Metric[]; optional?: boolean }[] = [
   {
     title: "Throughput",
     rows: [
@@ -380,6 +385,22 @@ const GROUPS: { title: string; rows: Metric[] }[] = [
       { id: "artifact_bytes", label: "Artefact size", fmt: F.bytes, higher: false },
     ],
   },
+  {
+    title: "Kernel (live load)",
+    optional: true,
+    rows: [
+      { id: "syscalls_per_response", label: "System calls per response", fmt: F.count, higher: false },
+      { id: "context_switches_per_response", label: "Context switches per response", fmt: F.count, higher: false },
+    ],
+  },
+  {
+    title: "Sampled CPU time (perf cpu-clock)",
+    optional: true,
+    rows: [
+      { id: "sampled_ns_per_response", label: "CPU time per response (ns)", fmt: F.count, higher: false },
+      { id: "sampled_kernel_ns_per_response", label: "of which in the kernel (ns)", fmt: F.count, higher: false },
+    ],
+  },
 ];
 
 function metricsSection(sm: Summary): HTMLElement {
@@ -388,7 +409,8 @@ function metricsSection(sm: Summary): HTMLElement {
     null,
     h("tr", null, h("th", { scope: "col" }, "Median over pairs"), h("th", { scope: "col", class: "num side-a" }, sm.a), h("th", { scope: "col", class: "num side-b" }, sm.b), h("th", { scope: "col", class: "num" }, "\u0394"), h("th", { scope: "col" }, "")),
   );
-  const bodies = GROUPS.map((g) =>
+  const shown = GROUPS.filter((g) => !g.optional || g.rows.some((m) => F.finite(fig(sm, m.id, "a")) || F.finite(fig(sm, m.id, "b"))));
+  const bodies = shown.map((g) =>
     h(
       "tbody",
       null,

@@ -53,6 +53,9 @@ export interface Run {
   startup_ms?: number;
   artifact_bytes?: number;
   counters?: Record<string, number>;
+  syscalls_per_response?: number;
+  context_switches_per_response?: number;
+  sample?: Sampled;
   error?: string;
 }
 
@@ -111,6 +114,7 @@ export interface Thresholds {
   counter_max_delta_pct?: Record<string, number>;
   syscall_max_delta_pct?: number;
   syscall_max_growth_pct?: number;
+  live_syscall_max_delta_pct?: number;
 }
 
 /** One metric's per-pair deltas: median, order-statistic interval (null: too few pairs). */
@@ -227,6 +231,7 @@ export interface Summary {
   breakdowns?: Record<string, Breakdowns>;
   attribution?: Attribution[];
   syscalls?: SyscallCounts;
+  sampled?: Record<string, Sampled>;
   thresholds?: Thresholds;
   warnings?: string[];
   incomplete?: string;
@@ -427,4 +432,23 @@ export interface SyscallCounts {
   per_response: Record<string, Record<string, number>> | null;
   samples: Record<string, number[] | null> | null;
   unsupported?: string;
+}
+
+/** Where a run's CPU time went, sampled by perf record -e cpu-clock -g. */
+export interface Sampled {
+  samples: number;
+  period_ns: number;
+  ns_per_response: number;
+  user_ns_per_response: number;
+  kernel_ns_per_response: number;
+  kernel_pct: number;
+  functions: SampledRow[] | null;
+  syscalls: SampledRow[] | null;
+}
+
+export interface SampledRow {
+  name: string;
+  kernel?: boolean;
+  ns_per_response: number;
+  share_pct: number;
 }
