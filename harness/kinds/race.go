@@ -292,13 +292,14 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 		}
 	}
 	var pr pairsRun
-	if cut == nil && !rs.countsFailed(counted) {
+	failed := rs.countsFailed(counted)
+	if cut == nil && failed == "" {
 		r.Rate = rate.RPS()
 		pr, cut = rs.measurePairs(ctx, r, counted, prefix, ri == 0, rs.share(ri))
 		raw = append(raw, pr.raw...)
 	} else if cut == nil {
 		pr.stop = session.Stop{Reason: session.StopDecided}
-		rs.o.Events.Notef("%spairs not measured: the instruction check FAILed, which decides the race", prefix)
+		rs.o.Events.Notef("%spairs not measured: the %s check FAILed, which decides the race", prefix, failed)
 	}
 	*s = stats.Summarize(pr.pairs, rs.o.Profile.GateThresholds(), rs.design)
 	keepCounts(s, counted)
@@ -312,21 +313,24 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 	rs.keep(session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}))
 }
 
-// countsFailed reports whether the deterministic counts in s (instructions, paced system calls) FAIL their check already.
-func (rs *raceSession) countsFailed(s *session.Summary) bool {
+// countsFailed names the counts check (instructions, paced system calls) that FAILed in s,
+// the counts step's summary, or is "" when none did: such a FAIL decides the race before any
+// pair.
+func (rs *raceSession) countsFailed(s *session.Summary) string {
 	if s.Counters == nil && s.Syscalls == nil {
-		return false
+		return ""
 	}
 	c := *s
 	c.Thresholds = rs.o.Profile.GateThresholds()
 	c.Design = rs.design
 	gate.Apply(&c, nil)
+	var failed []string
 	for _, ch := range c.Checks {
 		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; (counted || ch.Metric == gate.SyscallMetric) && ch.Verdict == session.Fail {
-			return true
+			failed = append(failed, ch.Metric)
 		}
 	}
-	return false
+	return strings.Join(failed, " and ")
 }
 
 // share is when race ri must stop starting pairs: an equal share of what is left of the

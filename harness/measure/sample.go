@@ -23,7 +23,7 @@ type attachment interface {
 }
 
 // Sampled CPU time in a run's record: this many of the functions and system calls that took
-// the most (the whole table is in `bindrace counters --mode perf --sample`).
+// the most, and every activity (the whole table is in `bindrace counters --mode perf --sample`).
 const (
 	sampledFunctions = 10
 	sampledSyscalls  = 5
@@ -93,5 +93,6 @@ func sampledOf(t *counters.SampleTable) *session.Sampled {
 		return out
 	}
 	return &session.Sampled{Samples: t.Samples, PeriodNs: t.PeriodNs, NsPerResponse: t.NsPerResponse, UserNs: t.UserNs,
-		KernelNs: t.KernelNs, KernelPct: t.KernelPct, Functions: rows(t.Functions, sampledFunctions), Syscalls: rows(t.Syscalls, sampledSyscalls)}
+		KernelNs: t.KernelNs, KernelPct: t.KernelPct, Functions: rows(t.Functions, sampledFunctions), Syscalls: rows(t.Syscalls, sampledSyscalls),
+		Activities: rows(t.Activities, len(t.Activities))}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bindrace/bindrace/harness/session"
 )
@@ -35,6 +36,13 @@ func sampledSection(d *document, s *session.Summary) {
 			rows = append(rows, []string{"in `" + r.Name + "`", "kernel, system call", fmtCount(r.NsPerResponse), fmt.Sprintf("%.1f%%", r.SharePct)})
 		}
 		d.table([]string{"function", "where", "ns per response", "share"}, rows)
+		var acts []string
+		for _, r := range sm.Activities {
+			acts = append(acts, fmt.Sprintf("%s %.1f%% (%s ns)", r.Name, r.SharePct, fmtCount(r.NsPerResponse)))
+		}
+		if len(acts) > 0 {
+			d.p("By activity: " + strings.Join(acts, ", ") + ".")
+		}
 	}
 }
 

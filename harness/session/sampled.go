@@ -12,6 +12,9 @@ type Sampled struct {
 	KernelPct     float64      `json:"kernel_pct"`
 	Functions     []SampledRow `json:"functions"` // the most self time first (the top few)
 	Syscalls      []SampledRow `json:"syscalls"`  // the kernel's time inside each system call
+	// Activities are the samples by what the stack was doing (the first frame that names an
+	// activity: stack growth, sysmon, GC, the database query, hand-off, send, receive...).
+	Activities []SampledRow `json:"activities"`
 }
 
 // SampledRow is one function or system call of a Sampled.

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -45,8 +46,11 @@ func AttributeView(a, b *session.Breakdown, delta, totalB float64) *session.Attr
 		resolved = append(resolved, r)
 	}
 	sort.SliceStable(resolved, func(i, j int) bool { return math.Abs(resolved[i].Delta) > math.Abs(resolved[j].Delta) })
+	// A check's delta within the resolution of a sum is noise: shares of it would only divide
+	// by noise (a +6 row of a +0.3 delta is "2000%"), so there are none.
+	sharable := delta != 0 && math.Abs(delta) >= sumRes
 	share := func(x float64) *float64 {
-		if delta == 0 {
+		if !sharable {
 			return nil
 		}
 		return ptr(round6(100 * x / delta))
@@ -80,6 +84,9 @@ func AttributeView(a, b *session.Breakdown, delta, totalB float64) *session.Attr
 		v.Rest.UnderDelta = ptr(round6(under))
 	}
 	v.Notes = append(append([]string(nil), a.Notes...), b.Notes...)
+	if !sharable && delta != 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("the check's delta, %+.1f, is within the resolution of a sum (±%.1f): no shares of it are given", delta, sumRes))
+	}
 	return v
 }
 

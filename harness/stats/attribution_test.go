@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/session"
@@ -51,7 +52,7 @@ func TestAttributeViewRanksAndAddsUp(t *testing.T) {
 
 // Past the top 15, rows count in everything else and one-sided ones are listed; in an A/A race
 // no row reaches the resolution, and the delta is all everything else, its sum under the
-// resolution of a sum.
+// resolution of a sum, and no shares given of it.
 func TestAttributeViewRestAndNoise(t *testing.T) {
 	var ra, rb []any
 	for i := 0; i < 20; i++ {
@@ -72,7 +73,9 @@ func TestAttributeViewRestAndNoise(t *testing.T) {
 		}
 	}
 	aa := AttributeView(breakdown(3, "x", 100.0, "y", 50.0), breakdown(3, "x", 101.0, "y", 49.0), 0.5, 150)
-	if len(aa.Rows) != 0 || *aa.Rest.SharePct != 100 || aa.Rest.UnderDelta != nil || aa.Rest.UnderRows != 2 {
+	// Its delta, +0.5, is under the resolution of a sum: no shares of noise.
+	if len(aa.Rows) != 0 || aa.Rest.SharePct != nil || aa.Rest.UnderDelta != nil || aa.Rest.UnderRows != 2 ||
+		len(aa.Notes) != 1 || !strings.Contains(aa.Notes[0], "within the resolution of a sum") {
 		t.Errorf("A/A: %+v", aa)
 	}
 }

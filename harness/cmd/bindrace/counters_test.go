@@ -164,8 +164,8 @@ func TestCountersCommandValgrindMissing(t *testing.T) {
 	}
 }
 
-// TestCountersFold: --fold reads a perf.data recorded elsewhere (as scripts/db-profile.sh
-// records its race's servers) into the sampler's tables; an unreadable file is exit 2.
+// TestCountersFold: --fold reads a perf.data recorded elsewhere (by perf record -e cpu-clock -g
+// by hand) into the sampler's tables; an unreadable file is exit 2.
 func TestCountersFold(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := countersCommand([]string{"--fold", filepath.Join(t.TempDir(), "none.perf.data")}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "perf script") {

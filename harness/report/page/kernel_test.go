@@ -21,8 +21,9 @@ func kernelFixture() session.Summary {
 	sum.Runtime["syscalls_per_response"] = session.Figure{A: &a, B: &b, DeltaPct: &d}
 	sampled := func(ns float64, top string) *session.Sampled {
 		return &session.Sampled{Samples: 1028, PeriodNs: 1_000_000, NsPerResponse: ns, UserNs: ns * 0.22, KernelNs: ns * 0.78, KernelPct: 78,
-			Functions: []session.SampledRow{{Name: top, NsPerResponse: 125.7, SharePct: 8.3}, {Name: "_raw_spin_unlock_irqrestore", Kernel: true, NsPerResponse: 74, SharePct: 4.9}},
-			Syscalls:  []session.SampledRow{{Name: "sendmsg", Kernel: true, NsPerResponse: 801.9, SharePct: 52.7}}}
+			Functions:  []session.SampledRow{{Name: top, NsPerResponse: 125.7, SharePct: 8.3}, {Name: "_raw_spin_unlock_irqrestore", Kernel: true, NsPerResponse: 74, SharePct: 4.9}},
+			Syscalls:   []session.SampledRow{{Name: "sendmsg", Kernel: true, NsPerResponse: 801.9, SharePct: 52.7}},
+			Activities: []session.SampledRow{{Name: "response send", NsPerResponse: 900, SharePct: 59.2}}}
 	}
 	sum.Sampled = map[string]*session.Sampled{"a": sampled(1520.9, "br::process"), "b": sampled(2995.5, "fasthttp.(*Server).serveConn")}
 	return sum
@@ -39,7 +40,7 @@ func TestBrowserKernel(t *testing.T) {
 	for _, want := range []string{`data-testid="syscalls"`, `data-call="syscall:sendmsg"`, `data-call="syscall:read"`, `data-call="context-switches"`,
 		`data-metric="syscalls_per_response" data-a="0.207" data-b="0.31" data-delta="-33.2"`,
 		`data-testid="sampled" data-side="binding" data-ns="1520.9"`, `data-testid="sampled" data-side="uws" data-ns="2995.5"`,
-		"in sendmsg", "br::process", "kernel 6.18.44"} {
+		"in sendmsg", "br::process", "kernel 6.18.44", "By activity: response send 59.2%"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %s", want)
 		}

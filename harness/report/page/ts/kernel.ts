@@ -75,6 +75,9 @@ function sampledBlock(name: string, s: Sampled): HTMLElement {
       { class: "note" },
       `${F.count(s.ns_per_response)} ns per response: user ${F.count(s.user_ns_per_response)}, kernel ${F.count(s.kernel_ns_per_response)} (${F.pct(s.kernel_pct)}); ${F.group(s.samples)} cpu-clock samples, one per ${F.count(s.period_ns / 1000)} \u00b5s of a thread's CPU time.`,
     ),
+    s.activities?.length
+      ? h("p", { class: "note", "data-testid": "sampled-activities" }, "By activity: " + s.activities.map((r) => `${r.name} ${F.pct(r.share_pct)}`).join(", ") + ".")
+      : null,
     h(
       "table",
       { class: "metrics" },

@@ -444,6 +444,7 @@ export interface Sampled {
   kernel_pct: number;
   functions: SampledRow[] | null;
   syscalls: SampledRow[] | null;
+  activities: SampledRow[] | null;
 }
 
 export interface SampledRow {
