@@ -2,13 +2,11 @@ package measure
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -60,13 +58,7 @@ func TestSampleAndSyscallProbes(t *testing.T) {
 
 // Without perf the run is measured as ever, with no sample and the reason named once.
 func TestSampleProbeWithoutPerf(t *testing.T) {
-	dir := t.TempDir()
-	for _, tool := range []string{"taskset", "setarch"} { // everything but perf
-		if p, err := exec.LookPath(tool); err == nil {
-			os.Symlink(p, filepath.Join(dir, tool))
-		}
-	}
-	t.Setenv("PATH", dir)
+	testbin.PathWithout(t, "taskset", "setarch") // everything but perf
 	r, spec := countingRig(t)
 	run, err := r.Process(context.Background(), spec, 2, nil)
 	if err != nil {

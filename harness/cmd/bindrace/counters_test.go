@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 )
 
 func TestCountersCommandErrors(t *testing.T) {
@@ -127,13 +128,7 @@ func TestCountersCachegrindStripped(t *testing.T) {
 // TestCountersSampleWithoutPerf: --sample where perf is missing says why, and the perf-mode
 // counters are still measured and printed (exit 0).
 func TestCountersSampleWithoutPerf(t *testing.T) {
-	dir := t.TempDir()
-	for _, tool := range []string{"taskset", "setarch"} { // everything but perf
-		if p, err := exec.LookPath(tool); err == nil {
-			os.Symlink(p, filepath.Join(dir, tool))
-		}
-	}
-	t.Setenv("PATH", dir)
+	testbin.PathWithout(t, "taskset", "setarch") // everything but perf
 	var out, errb bytes.Buffer
 	code := countersCommand([]string{"--target", "fasthttp", "--mode", "perf", "--sample", "--duration", "500ms", "--warmup", "200ms",
 		"--connections", "4", "--json"}, &out, &errb)

@@ -47,3 +47,18 @@ func Run(m *testing.M) int {
 	}
 	return m.Run()
 }
+
+// PathWithout sets PATH, for the rest of t, to a directory holding only the tools given
+// (linked from where PATH finds them now): a machine that lacks every other, perf for one.
+func PathWithout(t *testing.T, keep ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tool := range keep {
+		if p, err := exec.LookPath(tool); err == nil {
+			if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Setenv("PATH", dir)
+}
