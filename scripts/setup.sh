@@ -23,11 +23,10 @@ die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
 t0=$(date +%s)
 
 # ---------------------------------------------------------------------------------------------
-# 1. System packages. Required ones fail the script; optional ones (perf) only warn.
+# 1. System packages; one that cannot be installed fails the script.
 # chromium: the report page is tested in a real headless browser.
-# clang-tidy-19: make lint-native.
-REQUIRED_PKGS=(clang-19 lld-19 llvm-19 libclang-rt-19-dev clang-tidy-19 g++ valgrind wrk util-linux git chromium)
-OPTIONAL_PKGS=(linux-perf)
+# clang-tidy-19: make lint-native. linux-perf: the cpu-clock sampler (--sample) and its tests.
+REQUIRED_PKGS=(clang-19 lld-19 llvm-19 libclang-rt-19-dev clang-tidy-19 g++ valgrind wrk util-linux git chromium linux-perf)
 
 pkg_installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
@@ -65,20 +64,6 @@ else
     apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
     for p in "${missing[@]}"; do pkg_installed "$p" || die "package $p still not installed"; done
   fi
-  # An optional package that could not be installed is remembered, so later runs stay fast.
-  for p in "${OPTIONAL_PKGS[@]}"; do
-    marker="$ROOT/build/.setup-unavailable-$p"
-    if pkg_installed "$p"; then
-      step "$p" "present"
-    elif [ -f "$marker" ]; then
-      step "$p" "not available (remembered in build/; delete $marker to retry)"
-    elif [ -z "${SUDO:-}" ] && apt_install "$p" 2>/dev/null && pkg_installed "$p"; then
-      step "$p" "installed"
-    else
-      mkdir -p "$ROOT/build" && : >"$marker"
-      step "$p" "WARNING: not available; perf-based counters will be reported as unsupported"
-    fi
-  done
 fi
 
 # PostgreSQL for the database scenarios: the harness runs a private cluster from Debian's server

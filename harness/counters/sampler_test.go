@@ -29,11 +29,12 @@ func TestSamplerWithoutPerf(t *testing.T) {
 	}
 }
 
-// perfCanSample skips a test where perf cannot sample this host's processes.
+// perfCanSample fails a test where perf is missing (scripts/setup.sh installs linux-perf) and
+// skips it where this host refuses perf record its processes.
 func perfCanSample(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf is not installed: scripts/setup.sh installs linux-perf where apt has it")
+		t.Fatal("perf is not installed: scripts/setup.sh installs linux-perf")
 	}
 	if out, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-o", "/dev/null", "--", "true").CombinedOutput(); err != nil {
 		t.Skipf("perf record refused here: %v %s", err, out)
