@@ -200,7 +200,8 @@ func (a *App) staticRoute(method, pattern, contentType string, add func(cm, cp, 
 }
 
 // Listen starts threads event loops (at least one) on addr ("host:port"; port 0 picks one),
-// each with its own SO_REUSEPORT listener, and returns once they accept connections.
+// each with its own SO_REUSEPORT listener, and returns once they accept connections. While they
+// run, GOMAXPROCS is raised by one per loop (procs.go says why); Shutdown lowers it again.
 func (a *App) Listen(addr string, threads int) error {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -234,6 +235,7 @@ func (a *App) Listen(addr string, threads int) error {
 	}
 	a.state = 1
 	a.port = port
+	addLoopProcs(len(a.loops))
 	for _, l := range a.loops {
 		go l.run()
 	}
@@ -274,6 +276,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	for _, l := range a.loops {
 		l.free()
 	}
+	addLoopProcs(-len(a.loops))
 	a.state = 2
 	C.br_app_free(a.c)
 	return err
