@@ -163,7 +163,7 @@ func (l *loop) run() {
 		if !l.next() {
 			return
 		}
-		if b.yield != 0 {
+		if b.yield != 0 && l.app.own {
 			runtime.Gosched() // see procs.go
 		}
 		if b.n_wakes > 0 {

@@ -5,7 +5,8 @@ import (
 	"sync"
 )
 
-// Every running event loop gets a processor (P) of its own on top of GOMAXPROCS.
+// With Config.OwnProcessor, every running event loop gets a processor (P) of its own on top of
+// GOMAXPROCS.
 //
 // A loop waits for its sockets inside a cgo call, which the Go runtime treats as a system call:
 // the loop's thread keeps its P until sysmon takes it away. sysmon takes it after 20 µs when no
@@ -17,6 +18,12 @@ import (
 // every BR_YIELD_MS (br_batch.yield) so the second does not either. The spare Ps also run the
 // goroutines that answer detached responses while the loops wait in C. Go code gets no more
 // parallelism than GOMAXPROCS gave it: the loops' threads spend their time in C.
+//
+// Why it is not the default: sysmon's rules are driven by time, and so are the yields that
+// dodge them. Natively a yield every few milliseconds costs nothing measurable; under valgrind,
+// where the server runs some 50 times slower, it is tens of instructions a response, and
+// cachegrind's count of them moves with how long the measurement took: the same build's
+// counts spread by 2-4% on a busy machine, where the default loop's repeat to 0.01%.
 var procs struct {
 	mu    sync.Mutex
 	base  int // GOMAXPROCS before the first loop started

@@ -20,7 +20,8 @@ func TestBindingTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, bin := range map[string]string{
-		"binding": "binding-server", "binding-static": "binding-server", "binding-plain": "binding-server-plain",
+		"binding": "binding-server", "binding-static": "binding-server", "binding-ownp": "binding-server",
+		"binding-plain": "binding-server-plain",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(root, "bin", bin)
@@ -68,6 +69,7 @@ func TestBindingCommandLine(t *testing.T) {
 	for name, want := range map[string]string{
 		"binding":        "--port %d --threads 2\n",
 		"binding-static": "--port %d --threads 2 --static\n",
+		"binding-ownp":   "--port %d --threads 2 --own-p\n",
 	} {
 		tg, err := Resolve(name)
 		if err != nil {

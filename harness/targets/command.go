@@ -36,6 +36,9 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		if t.static {
 			argv = append(argv, "--static")
 		}
+		if t.ownP {
+			argv = append(argv, "--own-p")
+		}
 		argv = append(wrap, argv...)
 	case KindGo:
 		argv = []string{t.binary, "--target", t.base(), "--port", p} // a capped target serves as itself

@@ -82,7 +82,7 @@ typedef struct br_response {
 } br_response;
 
 /* Filled by br_loop_step; owned by the loop. */
-enum { BR_YIELD_MS = 8 };
+enum { BR_YIELD_MS = 4 };
 
 typedef struct br_batch {
   br_request *reqs;
