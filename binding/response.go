@@ -182,6 +182,7 @@ func (w *Response) Stream(contentLength int64) (*Stream, error) {
 	}
 	w.stream = s
 	if w.out == nil { // async: the head goes now, the body follows through the stream
+		w.l.app.owed.Add(-1) // the Detach's debt is paid; the open stream owes until it closes
 		w.end()
 	}
 	return s, nil
