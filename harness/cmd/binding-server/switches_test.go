@@ -24,7 +24,7 @@ import (
 
 // maxSwitches is the most goroutine switches a detached database request may take (issue 25:
 // fasthttp takes one, the wait for the database's answer).
-const maxSwitches = 3 // the design before issue 25; its in-place answers bring it to 2
+const maxSwitches = 2
 
 // Trace log categories that mark a request's life and name the server's goroutines.
 const (
