@@ -38,6 +38,12 @@ import (
 // scheduler about 1,500 instructions per idle cycle (cachegrind, ping at 10 requests a batch:
 // +7% a response), which a loop whose handlers all answer in place would pay for nothing. A
 // parked loop notices that the debt is paid at its next event or timeout sweep.
+//
+// A parked loop is not woken for the answers it is owed: End applies and sends a detached
+// answer in C from its own goroutine's thread while the loop's last step returned BR_IDLE
+// (br_loop_complete), so a detached request takes two goroutine switches (the hand-off to the
+// worker, the worker's wait for its database), not three (TestDetachedRequestSwitches in
+// harness/cmd/binding-server). The next step waits until such an answer is done.
 type loop struct {
 	app   *App
 	c     *C.br_loop

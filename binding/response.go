@@ -182,6 +182,7 @@ func (w *Response) Stream(contentLength int64) (*Stream, error) {
 	}
 	w.stream = s
 	if w.out == nil { // async: the head goes now, the body follows through the stream
+		w.l.app.owed.Add(-1) // the Detach's debt is paid; the open stream owes until it closes
 		w.end()
 	}
 	return s, nil
@@ -211,7 +212,8 @@ func (w *Response) arenaBytes(which int, from, to uint64) []byte {
 	return w.l.arena(which, 0, 0)[from:to]
 }
 
-// End finishes a detached response (a no-op inside a handler: returning ends it).
+// End finishes a detached response (a no-op inside a handler: returning ends it). When the loop
+// idles, End sends the answer itself, from the calling goroutine, without waking the loop.
 func (w *Response) End() error {
 	if w.out != nil {
 		return nil

@@ -192,7 +192,8 @@ enum { BR_IDLE = 1 };
 /* Runs one iteration (see top); returns 0, or -1 on a fatal epoll error. Call from one thread
  * at a time. wait=1 blocks in epoll_wait until there is work (or a timer is due). wait=0 never
  * blocks: when nothing is ready it returns BR_IDLE and the embedder waits itself, in its own
- * poller, for br_loop_fd to be readable or br_loop_timer_ms to pass, then steps again. A runtime
+ * poller, for br_loop_fd to be readable or br_loop_timer_ms to pass, then steps again (until then
+ * br_loop_complete may run the loop's state from another thread; the next step waits for it). A runtime
  * with its own scheduler (Go) needs wait=0 while its other threads of work owe the loop answers:
  * a thread blocked inside a foreign call holds that runtime's processor, so the work (a database
  * client's replies) stalls behind the wait. */
@@ -219,7 +220,10 @@ typedef struct {
 } br_stats;
 /* From any thread, while the loop runs: its totals so far. */
 void br_loop_stats(br_loop *loop, br_stats *out);
-/* From any thread: finishes a detached response (data copied); stream!=NULL starts a streamed body instead. */
+/* From any thread: finishes a detached response (data copied); stream!=NULL starts a streamed body instead.
+ * While the loop idles in the embedder's poller (br_loop_step returned BR_IDLE and was not called
+ * again) and nothing posted before is still queued, the answer is applied and sent from the
+ * calling thread and the loop is not woken for it; otherwise it is posted to the loop's inbox. */
 void br_loop_complete(br_loop *loop, uint64_t conn, uint32_t seq, uint32_t status, uint32_t flags,
                       const void *head, size_t head_len, const void *body, size_t body_len,
                       br_body *shared, br_stream *stream);

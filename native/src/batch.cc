@@ -55,12 +55,15 @@ void apply_sends(br_loop *l, br_batch *b) {
 }  // namespace
 
 void apply_batch(br_loop *l, br_batch *b) {
+  if (!l->handed) return;  // nothing was handed over: what is queued is new (a guest's)
+  l->handed = false;
   apply_answers(l);
   apply_sends(l, b);
   l->wakes.clear();
 }
 
 void fill_batch(br_loop *l, br_batch *b) {
+  l->handed = true;
   size_t n = l->reqs.size();
   auto *hdrs = reinterpret_cast<br_header *>(l->hdrs.data);
   for (size_t i = 0; i < n; i++) l->reqs[i].headers = hdrs + l->req_hdr[i];

@@ -13,17 +13,18 @@
 #include "ws_conn.h"
 
 namespace br {
-namespace {
 
-// Wakes the loop. EAGAIN means the counter is saturated, i.e. a wake is already pending; any
-// other error means the loop's eventfd is gone, which only a use after br_loop_free can cause:
-// then no caller could be told, and a loop that never wakes would hang its embedder.
+// EAGAIN means the counter is saturated, i.e. a wake is already pending; any other error means
+// the loop's eventfd is gone, which only a use after br_loop_free can cause: then no caller
+// could be told, and a loop that never wakes would hang its embedder.
 void wake(br_loop *l) {
   for (;;) {
     if (eventfd_write(l->efd, 1) == 0 || errno == EAGAIN) return;
     if (errno != EINTR) abort();
   }
 }
+
+namespace {
 
 void apply_op(br_loop *l, Op *op) {
   if (op->kind == Op::kWsSend || op->kind == Op::kWsClose) {
@@ -54,6 +55,50 @@ void post_ws(br_loop *l, Op::Kind kind, uint64_t conn, uint32_t status, const vo
   op->conn = conn;
   op->status = status;
   post(l, op);
+}
+
+// Whether c owes a detached answer to a request pipelined after seq's. Such answers are left to
+// the loop: answered in place one by one, each would leave in a send of its own, where the loop
+// sends every answer it has when it wakes in one (a pipelined client's ten answers in one send
+// rather than ten).
+bool waiting_after(Conn *c, uint32_t seq) {
+  SlotRing &slots = c->http.slots;
+  bool after = false;
+  for (uint32_t i = 0; i < slots.count; i++) {
+    Slot &s = slots.at(i);
+    if (after && s.state == Slot::kWaiting) return true;
+    if (s.seq == seq) after = true;
+  }
+  return false;
+}
+
+// Ends a detached response in place, from the thread that ends it, when the loop idles in the
+// embedder's poller: the answer is applied and sent here, and the loop is not woken for it (a
+// wake costs the embedder's scheduler a switch to the loop and the loop an eventfd and two
+// polls). Only when nothing is queued before it (the loop has applied every op posted so far:
+// a caller's earlier stream write or send stays ahead of its answer) and the loop is not
+// stopping, and when no answer pipelined after it is still owed (waiting_after); otherwise
+// false, and the caller posts it.
+bool complete_in_place(br_loop *l, uint64_t conn, uint32_t seq, const Answer &a) {
+  if (!guest_enter(l)) return false;
+  // signaled is cleared only by the loop's drain, before it takes the inbox, and the loop
+  // gives its state up only after that drain: false here means nothing posted is still queued.
+  if (l->signaled.load(std::memory_order_acquire) || l->stop_req.load() || l->stopping) {
+    guest_leave(l);
+    return false;
+  }
+  Conn *c = lookup(l, conn);
+  if (c && waiting_after(c, seq)) {  // pipelined answers still to come: the loop sends them together
+    guest_leave(l);
+    return false;
+  }
+  if (c) {
+    respond(l, c, seq, a, nullptr);
+    mark_dirty(l, c);
+    flush_dirty(l);
+  }
+  guest_leave(l);
+  return true;
 }
 
 }  // namespace
@@ -95,6 +140,9 @@ void br_loop_stop(br_loop *l, int force) {
 void br_loop_complete(br_loop *l, uint64_t conn, uint32_t seq, uint32_t status, uint32_t flags,
                       const void *head, size_t head_len, const void *body, size_t body_len,
                       br_body *shared, br_stream *stream) {
+  br::Answer a{status, flags, static_cast<const char *>(head), head_len, static_cast<const char *>(body),
+               body_len, shared, stream};
+  if (br::complete_in_place(l, conn, seq, a)) return;
   br::Op *op = br::op_new(br::Op::kComplete, head_len + body_len);
   if (head_len) memcpy(op->data, head, head_len);
   if (body_len) memcpy(op->data + head_len, body, body_len);

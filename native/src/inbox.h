@@ -10,6 +10,9 @@ namespace br {
 
 struct Op;
 
+// From any thread: wakes the loop (its eventfd).
+void wake(br_loop *l);
+
 // From any thread: queues op for the loop and wakes it.
 void post(br_loop *l, Op *op);
 

@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -208,6 +209,33 @@ int handle_events(br_loop *l, const struct epoll_event *events, int n) {
 }
 
 }  // namespace
+
+void own(br_loop *l) {
+  if (l->owner.load(std::memory_order_acquire) == kOwnerLoop) return;  // it never gave it up
+  for (int spins = 0;; spins++) {
+    int free = kOwnerFree;
+    if (l->owner.compare_exchange_weak(free, kOwnerLoop, std::memory_order_acquire)) return;
+    // A guest applies one answer and sends it: microseconds, unless its thread lost the CPU
+    // (a server on one core), which yielding gives back.
+    if (spins >= 64) sched_yield();
+  }
+}
+
+bool guest_enter(br_loop *l) {
+  int free = kOwnerFree;
+  if (!l->owner.compare_exchange_strong(free, kOwnerGuest, std::memory_order_acquire)) return false;
+  tick(l);  // the loop may have idled for a while: the Date header and deadlines need the time
+  return true;
+}
+
+void guest_leave(br_loop *l) {
+  // Answers sent may let a connection parse requests it had buffered (flush_conn): the loop
+  // hands those to the embedder at its next step.
+  bool work = !l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty();
+  l->owner.store(kOwnerFree, std::memory_order_release);
+  if (work) wake(l);
+}
+
 }  // namespace br
 
 extern "C" {
@@ -240,6 +268,7 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
 int br_loop_port(br_loop *l) { return l->port; }
 
 int br_loop_step(br_loop *l, br_batch *b, int wait) {
+  br::own(l);
   br::apply_batch(l, b);
   struct epoll_event events[br::kMaxEvents];
   for (bool polled_empty = false;;) {
@@ -251,7 +280,10 @@ int br_loop_step(br_loop *l, br_batch *b, int wait) {
       b->done = 1;
       return 0;
     }
-    if (polled_empty) return BR_IDLE;
+    if (polled_empty) {
+      l->owner.store(br::kOwnerFree, std::memory_order_release);  // guests may answer meanwhile
+      return BR_IDLE;
+    }
     int n = br::sys::epoll_wait(l->ep, events, br::kMaxEvents, wait ? br_loop_timer_ms(l) : 0);
     if (n < 0 && errno != EINTR) return -1;
     if (n > 0) br::bump(l->stats.wakeups);

@@ -59,10 +59,29 @@ struct br_loop {
   std::atomic<int> stop_req{0};  // 1 graceful, 2 force
   bool stopping = false;
 
+  // Who may touch the loop's state (below: guests). The loop's thread from the start of a step
+  // until a step returns BR_IDLE, the batch's time in the embedder included; nobody while the
+  // idle loop waits in the embedder's poller; or a guest in that time: another thread that ends
+  // a detached response in place (inbox.cc) instead of posting it and waking the loop.
+  std::atomic<int> owner{0};  // br::kOwner*
+  // The batch's requests, wakes and events were handed to the embedder (fill_batch) and are
+  // not yet applied (apply_batch): a guest may queue new ones meanwhile, which are not answers.
+  bool handed = false;
+
   br::LoopStats stats;
 };
 
 namespace br {
+
+enum : int { kOwnerLoop = 0, kOwnerFree = 1, kOwnerGuest = 2 };
+
+// The loop's thread, first thing in a step: takes the loop's state back, waiting out a guest.
+void own(br_loop *l);
+// Any other thread: takes the state of an idle loop as its guest (true), its clocks brought up
+// to date; false while the loop's thread or another guest has it.
+bool guest_enter(br_loop *l);
+// The guest gives the state back; wakes the loop when it left work for the embedder.
+void guest_leave(br_loop *l);
 
 // Queues c for this step's flush: whatever one read produced leaves in one send.
 inline void mark_dirty(br_loop *l, Conn *c) {

@@ -20,7 +20,12 @@ func addDBRoutes(app *binding.App, q *db.Queries) error {
 	return nil
 }
 
-func dbHandler(q *db.Queries, k db.RouteKind, w *workers) binding.Handler {
+// querier answers one database route: *db.Queries, or a test's stand-in.
+type querier interface {
+	Handle(ctx context.Context, dst []byte, k db.RouteKind, id, body []byte) (int, []byte)
+}
+
+func dbHandler(q querier, k db.RouteKind, w *workers) binding.Handler {
 	return func(res *binding.Response, r *binding.Request) {
 		// Request views die when the handler returns: copy what the worker reads.
 		var id [16]byte
