@@ -37,12 +37,13 @@ type Target struct {
 	root   string // repo root (binding, node kinds)
 	binary string // KindBinding, KindGo: the server binary
 	static bool   // binding-static: routes answered in C++ only
+	uring  bool   // binding-uring, binding-static-uring: the native loop on io_uring (BINDRACE_LOOP=uring)
 
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
 	CPUQuotaPct int
 }
 
-var fixedNames = []string{"binding", "binding-plain", "binding-static", "uws", "fasthttp", "nethttp"}
+var fixedNames = []string{"binding", "binding-plain", "binding-static", "binding-uring", "binding-static-uring", "uws", "fasthttp", "nethttp"}
 
 // Names lists the target names Resolve accepts, besides "cmd:<command with {port}>";
 // "reference" is listed when $BINDRACE_REFERENCE is set.
@@ -72,7 +73,7 @@ func Resolve(name string) (*Target, error) {
 	switch name {
 	case "fasthttp", "nethttp":
 		return resolveBinary(name, KindGo, goServerEnv, "go-server", "make build")
-	case "binding", "binding-static":
+	case "binding", "binding-static", "binding-uring", "binding-static-uring":
 		return resolveBinary(name, KindBinding, "", "binding-server", "make build")
 	case "binding-plain":
 		return resolveBinary(name, KindBinding, "", "binding-server-plain", "make build-plain")
@@ -116,7 +117,9 @@ func resolveBinary(name string, kind Kind, env, binary, make string) (*Target, e
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
 		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
 	}
-	return &Target{Name: name, Kind: kind, root: root, binary: path, static: name == "binding-static"}, nil
+	return &Target{Name: name, Kind: kind, root: root, binary: path,
+		static: name == "binding-static" || name == "binding-static-uring",
+		uring:  name == "binding-uring" || name == "binding-static-uring"}, nil
 }
 
 // Artifact is what the target ships: the server binary for binding* and the Go targets, the
@@ -229,7 +232,8 @@ func (t *Target) Build() (map[string]string, error) {
 	return b, nil
 }
 
-// Static reports binding-static: the fixed scenarios answered in C++ only, no database routes.
+// Static reports binding-static (and binding-static-uring): the fixed scenarios answered in C++
+// only, no database routes.
 func (t *Target) Static() bool { return t.static }
 
 // TakesThreads reports whether the target can be told its thread count: every kind but a

@@ -16,6 +16,7 @@
 #include "inbox.h"
 #include "listener.h"
 #include "slots.h"
+#include "uring.h"
 
 namespace br {
 namespace {
@@ -221,7 +222,7 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
   l->app = app;
   l->lfd = fd;
   l->port = bound;
-  if (int e = br::open_loop_fds(l)) {
+  if (int e = br::open_loop_fds(l); e || (e = br::choose_backend(l))) {
     br_loop_free(l);
     if (err) *err = e;
     return nullptr;
@@ -239,6 +240,7 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
 int br_loop_port(br_loop *l) { return l->port; }
 
 int br_loop_step(br_loop *l, br_batch *b, int wait) {
+  if (l->ur) return br::uring_step(l, b, wait);  // chosen once, in br_loop_new
   br::apply_batch(l, b);
   struct epoll_event events[br::kMaxEvents];
   for (bool polled_empty = false;;) {
@@ -279,6 +281,7 @@ void br_loop_stats(br_loop *l, br_stats *out) {
 }
 
 void br_loop_free(br_loop *l) {
+  if (l->ur) br::uring_free(l);
   for (br::Conn *c : l->table)
     if (c && !c->dead) br::destroy(l, c);
   l->wakes.clear();
