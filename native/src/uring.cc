@@ -82,16 +82,10 @@ int uring_open(br_loop *l, char *why, size_t n) {
     delete u;
     return e;
   }
+  // The accept and the wake poll are armed by the first step: a multishot request's
+  // completions are task work of the thread that armed it, and the loop's thread is the one
+  // that enters the ring (a Go embedder creates loops on another thread than it steps them).
   l->ur = u;
-  arm_accept(l);
-  arm_wake(l);
-  if (int r = u->ring.enter(0, -1); r < 0 && r != -EINTR) {  // armed before the first step
-    (void)snprintf(why, n, "io_uring_enter: %s", strerror(-r));
-    l->ur = nullptr;
-    u->ring.close();
-    delete u;
-    return -r;
-  }
   return 0;
 }
 #else
@@ -237,7 +231,11 @@ int u_pump(br_loop *l, int timeout_ms) {
     n += m;
   }
   if (n > 0) bump(l->stats.wakeups);
-  if (u->wake_seen) {
+  // The inbox and a stop are also looked at on every wake, not only on the eventfd's
+  // completion: should that completion wait for another thread's task work, the next timed
+  // wake (at most the sweep interval) still sees them. Two relaxed loads.
+  if (!u->wake_seen && l->signaled.load(std::memory_order_relaxed) && drain_inbox(l) < 0) return -1;
+  if (u->wake_seen || l->stop_req.load(std::memory_order_relaxed)) {
     u->wake_seen = false;
     u_begin_stop(l);
   }
@@ -252,6 +250,11 @@ int u_pump(br_loop *l, int timeout_ms) {
 
 int uring_step(br_loop *l, br_batch *b, int wait) {
   apply_batch(l, b);
+  if (!l->ur->started) {
+    l->ur->started = true;
+    if (!l->stopping) arm_accept(l);
+    arm_wake(l);
+  }
   replay_deferred(l);
   for (bool polled_empty = false;;) {
     retry_pending(l);

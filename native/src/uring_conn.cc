@@ -331,7 +331,7 @@ int reap_cq(br_loop *l) {
   }
   __atomic_store_n(r.cq_head, head, __ATOMIC_RELEASE);
   r.publish_bufs();
-  if (!l->ur->wake_armed) arm_wake(l);
+  if (!l->ur->wake_armed && l->ur->started) arm_wake(l);
   return err ? err : n;
 }
 
@@ -366,7 +366,7 @@ void retry_pending(br_loop *l) {
       if (c && !c->ur_recv && c->reading && !c->read_closed) u_arm_recv(l, c);
     }
   }
-  if (!u->wake_armed) arm_wake(l);
+  if (!u->wake_armed && u->started) arm_wake(l);
 }
 
 void queue_sends(br_loop *l) {

@@ -43,7 +43,7 @@ struct Uring {
   unsigned sends = 0;                // sends queued whose completion is not reaped yet
   unsigned held = 0;                 // provided buffers held by deferred completions
   uint64_t late_sends = 0;           // waits for a send the kernel did not finish in its submit
-  bool accept_armed = false, wake_armed = false, wake_seen = false;
+  bool started = false, accept_armed = false, wake_armed = false, wake_seen = false;
 };
 
 void arm_accept(br_loop *l);
