@@ -6,7 +6,6 @@ package binding
 import "C"
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -25,10 +24,19 @@ func loopError(errno syscall.Errno) error {
 	}
 	note := C.GoString(C.br_loop_backend_note())
 	if strings.HasPrefix(note, "BINDRACE_LOOP=") {
-		return fmt.Errorf("binding: %s: %w", note, errno)
+		return &backendError{note, errno}
 	}
 	return errno
 }
+
+// backendError is the core's refusal of a loop's backend: its line, unwrapping to the errno.
+type backendError struct {
+	note  string
+	errno syscall.Errno
+}
+
+func (e *backendError) Error() string { return e.note }
+func (e *backendError) Unwrap() error { return e.errno }
 
 // Backend names the event loop the app's loops run on: "epoll" or "io_uring" ("" before Listen).
 func (a *App) Backend() string {
