@@ -222,7 +222,9 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
   l->app = app;
   l->lfd = fd;
   l->port = bound;
-  if (int e = br::open_loop_fds(l); e || (e = br::choose_backend(l))) {
+  int e = br::open_loop_fds(l);
+  if (!e) e = br::choose_backend(l);
+  if (e) {
     br_loop_free(l);
     if (err) *err = e;
     return nullptr;

@@ -46,8 +46,9 @@ void u_disabled_sysctl(char *out, size_t n) {
   *out = 0;
   FILE *f = fopen("/proc/sys/kernel/io_uring_disabled", "re");
   if (!f) return;
-  int v = 0;
-  if (fscanf(f, "%d", &v) == 1 && v) (void)snprintf(out, n, " (kernel.io_uring_disabled=%d)", v);
+  char line[16] = {};
+  if (fgets(line, sizeof line, f) && line[0] != '0')
+    (void)snprintf(out, n, " (kernel.io_uring_disabled=%.*s)", int(strcspn(line, "\n")), line);
   (void)fclose(f);
 }
 
@@ -127,7 +128,7 @@ int choose_backend(br_loop *l) {
   std::lock_guard<std::mutex> g(note_mu);
   if (!auto_said) {
     auto_said = true;
-    fprintf(stderr, "bindrace: BINDRACE_LOOP=auto: io_uring refused (%s); using epoll\n", why);
+    (void)fprintf(stderr, "bindrace: BINDRACE_LOOP=auto: io_uring refused (%s); using epoll\n", why);
   }
   return 0;
 }
