@@ -1,8 +1,15 @@
 package binding
 
 /*
+#include <stdint.h>
 #include <stdlib.h>
 #include "bindrace.h"
+
+// The step takes its handles as integers: both point into C memory, and a pointer argument
+// would cost the runtime's cgo pointer checks (about 140 instructions) on every call.
+static inline int br_step(uintptr_t l, uintptr_t b, int wait) {
+	return br_loop_step((br_loop *)l, (br_batch *)b, wait);
+}
 */
 import "C"
 
@@ -10,6 +17,7 @@ import (
 	"errors"
 	"log"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -34,6 +42,8 @@ type loop struct {
 	app   *App
 	c     *C.br_loop
 	batch *C.br_batch // in C memory: cgo calls carry no Go pointer
+	// c and batch as the integers br_step takes.
+	cu, bu C.uintptr_t
 	// The loop's epoll descriptor (a duplicate) in Go's netpoller, and its raw reads: nil
 	// until first needed (openPoller); noPoller if the netpoller refused it.
 	poller   *os.File
@@ -77,6 +87,7 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 	}
 	l := &loop{app: a, c: c, batch: (*C.br_batch)(C.calloc(1, C.sizeof_br_batch)),
 		streams: map[uint64]*Stream{}, done: make(chan struct{})}
+	l.cu, l.bu = C.uintptr_t(uintptr(unsafe.Pointer(l.c))), C.uintptr_t(uintptr(unsafe.Pointer(l.batch)))
 	l.stepFn = l.step
 	return l, nil
 }
@@ -108,7 +119,7 @@ func (l *loop) openPoller() error {
 
 // step runs one non-blocking native step; false when the loop is idle (wait, then step again).
 func (l *loop) step(uintptr) bool {
-	l.stepped = C.br_loop_step(l.c, l.batch, 0)
+	l.stepped = C.br_step(l.cu, l.bu, 0)
 	return l.stepped != C.BR_IDLE
 }
 
@@ -118,7 +129,7 @@ func (l *loop) step(uintptr) bool {
 func (l *loop) next() bool {
 	for {
 		if l.app.owed.Load() == 0 || l.noPoller {
-			l.stepped = C.br_loop_step(l.c, l.batch, 1)
+			l.stepped = C.br_step(l.cu, l.bu, 1)
 			return l.stepped == 0
 		}
 		if l.rc == nil {
@@ -151,6 +162,9 @@ func (l *loop) run() {
 		b := l.batch
 		if !l.next() {
 			return
+		}
+		if b.yield != 0 && l.app.own {
+			runtime.Gosched() // see procs.go
 		}
 		if b.n_wakes > 0 {
 			l.wake(unsafe.Slice((*uint64)(unsafe.Pointer(b.wakes)), int(b.n_wakes)))

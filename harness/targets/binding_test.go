@@ -20,8 +20,8 @@ func TestBindingTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, bin := range map[string]string{
-		"binding": "binding-server", "binding-static": "binding-server", "binding-plain": "binding-server-plain",
-		"binding-uring": "binding-server", "binding-static-uring": "binding-server",
+		"binding": "binding-server", "binding-static": "binding-server", "binding-ownp": "binding-server",
+		"binding-plain": "binding-server-plain", "binding-uring": "binding-server", "binding-static-uring": "binding-server",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(root, "bin", bin)
@@ -69,6 +69,7 @@ func TestBindingCommandLine(t *testing.T) {
 	for name, want := range map[string]string{
 		"binding":              "--port %d --threads 2\n",
 		"binding-static":       "--port %d --threads 2 --static\n",
+		"binding-ownp":         "--port %d --threads 2 --own-p\n",
 		"binding-uring":        "--port %d --threads 2 uring\n",
 		"binding-static-uring": "--port %d --threads 2 --static uring\n",
 	} {

@@ -36,6 +36,9 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		if t.static {
 			argv = append(argv, "--static")
 		}
+		if t.ownP {
+			argv = append(argv, "--own-p")
+		}
 		if t.uring {
 			// The same binary with its loops on io_uring; it refuses to start, saying why,
 			// where the kernel refuses io_uring (docs/io_uring.md).

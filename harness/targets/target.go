@@ -37,13 +37,14 @@ type Target struct {
 	root   string // repo root (binding, node kinds)
 	binary string // KindBinding, KindGo: the server binary
 	static bool   // binding-static: routes answered in C++ only
+	ownP   bool   // binding-ownp: each loop keeps a Go processor of its own (--own-p)
 	uring  bool   // binding-uring, binding-static-uring: the native loop on io_uring (BINDRACE_LOOP=uring)
 
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
 	CPUQuotaPct int
 }
 
-var fixedNames = []string{"binding", "binding-plain", "binding-static", "binding-uring", "binding-static-uring", "uws", "fasthttp", "nethttp"}
+var fixedNames = []string{"binding", "binding-plain", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring", "uws", "fasthttp", "nethttp"}
 
 // Names lists the target names Resolve accepts, besides "cmd:<command with {port}>";
 // "reference" is listed when $BINDRACE_REFERENCE is set.
@@ -73,7 +74,7 @@ func Resolve(name string) (*Target, error) {
 	switch name {
 	case "fasthttp", "nethttp":
 		return resolveBinary(name, KindGo, goServerEnv, "go-server", "make build")
-	case "binding", "binding-static", "binding-uring", "binding-static-uring":
+	case "binding", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring":
 		return resolveBinary(name, KindBinding, "", "binding-server", "make build")
 	case "binding-plain":
 		return resolveBinary(name, KindBinding, "", "binding-server-plain", "make build-plain")
@@ -117,9 +118,8 @@ func resolveBinary(name string, kind Kind, env, binary, make string) (*Target, e
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
 		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
 	}
-	return &Target{Name: name, Kind: kind, root: root, binary: path,
-		static: name == "binding-static" || name == "binding-static-uring",
-		uring:  name == "binding-uring" || name == "binding-static-uring"}, nil
+	return &Target{Name: name, Kind: kind, root: root, binary: path, static: name == "binding-static" || name == "binding-static-uring",
+		ownP: name == "binding-ownp", uring: name == "binding-uring" || name == "binding-static-uring"}, nil
 }
 
 // Artifact is what the target ships: the server binary for binding* and the Go targets, the

@@ -19,8 +19,8 @@ func TestResolveKnown(t *testing.T) {
 	}
 	// These depend on the machine's state: they resolve, or say exactly what to run.
 	for name, fix := range map[string]string{
-		"binding": "make build", "binding-static": "make build", "binding-plain": "make build-plain",
-		"uws": "scripts/setup.sh",
+		"binding": "make build", "binding-static": "make build", "binding-ownp": "make build",
+		"binding-plain": "make build-plain", "uws": "scripts/setup.sh",
 	} {
 		if _, err := Resolve(name); err != nil && !strings.Contains(err.Error(), fix) {
 			t.Errorf("Resolve(%q) = %v; the error should say to run %s", name, err, fix)

@@ -82,6 +82,8 @@ typedef struct br_response {
 } br_response;
 
 /* Filled by br_loop_step; owned by the loop. */
+enum { BR_YIELD_MS = 4 };
+
 typedef struct br_batch {
   br_request *reqs;
   br_response *resps;
@@ -92,7 +94,10 @@ typedef struct br_batch {
   char *body_arena;      /* response bodies, written by the embedder */
   uint64_t head_cap, body_cap;
   uint32_t done;         /* 1: the loop stopped and every connection is closed */
-  uint32_t reserved;
+  /* 1 at most every BR_YIELD_MS of the loop's clock: an embedder whose runtime takes a processor
+   * away from a thread that has not rescheduled for a while (Go's sysmon, after 10 ms) yields
+   * now, once, so its waits in br_loop_step keep their processor. */
+  uint32_t yield;
   /* WebSocket: events read this step, and the embedder's sends for the next step. */
   const struct br_ws_event *ws;
   uint32_t n_ws;

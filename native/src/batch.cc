@@ -76,6 +76,11 @@ void fill_batch(br_loop *l, br_batch *b) {
   b->body_arena = l->body_arena.data;
   b->body_cap = l->body_arena.cap;
   b->done = 0;
+  b->yield = 0;
+  if (l->now_ms >= l->next_yield) {
+    b->yield = 1;
+    l->next_yield = l->now_ms + BR_YIELD_MS;
+  }
   b->ws = l->ws_events.data();
   b->n_ws = uint32_t(l->ws_events.size());
   b->ws_arena = l->ws_arena.data;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "loop.h"
+#include "sys.h"
 #include "uring.h"
 #include "ws_frame.h"
 
@@ -143,7 +144,7 @@ void on_readable(br_loop *l, Conn *c) {
   if (!c->reading) return;
   if (!make_room(l, c)) return;
   Buffer &in = c->in;
-  ssize_t n = recv(c->fd, in.data + in.len, in.cap - in.len, 0);
+  ssize_t n = sys::recv(c->fd, in.data + in.len, in.cap - in.len);
   if (n > 0) {
     bump(l->stats.reads);
     in.len += size_t(n);

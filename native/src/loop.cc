@@ -16,6 +16,7 @@
 #include "inbox.h"
 #include "listener.h"
 #include "slots.h"
+#include "sys.h"
 #include "uring.h"
 
 namespace br {
@@ -255,7 +256,7 @@ int br_loop_step(br_loop *l, br_batch *b, int wait) {
       return 0;
     }
     if (polled_empty) return BR_IDLE;
-    int n = epoll_wait(l->ep, events, br::kMaxEvents, wait ? br_loop_timer_ms(l) : 0);
+    int n = br::sys::epoll_wait(l->ep, events, br::kMaxEvents, wait ? br_loop_timer_ms(l) : 0);
     if (n < 0 && errno != EINTR) return -1;
     if (n > 0) br::bump(l->stats.wakeups);
     br::tick(l);

@@ -35,6 +35,7 @@ struct br_loop {
 
   br::DateCache date;
   uint64_t now_ms = 0, next_sweep = 0, sweep_every = 1000;
+  uint64_t next_yield = 0;  // when the next batch carries br_batch.yield
 
   // The batch (batch.h): requests for the embedder and where the embedder writes its answers.
   std::vector<br_request> reqs;

@@ -11,6 +11,7 @@
 #include "body.h"
 #include "buffer.h"
 #include "op.h"
+#include "sys.h"
 
 namespace br {
 
@@ -72,7 +73,7 @@ class OutQueue {
       struct msghdr msg = {};
       msg.msg_iov = iov;
       msg.msg_iovlen = k;
-      ssize_t w = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t w = sys::sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN) break;

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/binding"
 	"github.com/bindrace/bindrace/harness/internal/loopback"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/gorilla/websocket"
@@ -74,7 +75,7 @@ func check(t *testing.T, s scenario.Scenario, res *http.Response) {
 func TestScenarios(t *testing.T) {
 	for _, static := range []bool{false, true} {
 		t.Run(fmt.Sprintf("static=%v", static), func(t *testing.T) {
-			app, err := newApp(static, 2, nil)
+			app, err := newApp(binding.Config{}, static, 2, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 
 // newApp registers every scenario route and the background routes; threads is the loop count
 // the info route reports; q serves the database routes (nil: they answer 503).
-func newApp(static bool, threads int, q *db.Queries) (*binding.App, error) {
-	app := binding.New(binding.Config{})
+func newApp(cfg binding.Config, static bool, threads int, q *db.Queries) (*binding.App, error) {
+	app := binding.New(cfg)
 	video := binding.NewBodyFunc(scenario.VideoSize, scenario.FillVideo)
 	if static {
 		if err := app.Static("GET", "/", 200, "text/plain", []byte("hi")); err != nil {
