@@ -24,13 +24,14 @@ func uringApp(t *testing.T, cfg Config, threads int, env map[string]string, extr
 		t.Setenv(k, v)
 	}
 	probe := New(Config{})
-	if err := probe.Listen("127.0.0.1:0", 1); err != nil {
+	err := probe.Listen("127.0.0.1:0", 1)
+	probe.Shutdown(t.Context()) // frees the app, also after a failed Listen
+	if err != nil {
 		if strings.Contains(err.Error(), "io_uring refused") {
 			t.Skipf("skipping: the kernel refuses io_uring here: %v", err)
 		}
 		t.Fatal(err)
 	}
-	probe.Shutdown(t.Context())
 	a := testApp(t, cfg, threads, extra)
 	if got := a.Backend(); got != "io_uring" {
 		t.Fatalf("BINDRACE_LOOP=uring: Backend() = %q", got)
@@ -179,6 +180,7 @@ func TestUringUnknownLoop(t *testing.T) {
 	t.Setenv("BINDRACE_LOOP", "kqueue")
 	a := New(Config{})
 	err := a.Listen("127.0.0.1:0", 1)
+	a.Shutdown(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "BINDRACE_LOOP=kqueue: unknown loop") {
 		t.Fatalf("Listen with BINDRACE_LOOP=kqueue = %v", err)
 	}
