@@ -89,7 +89,7 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 	var cerr C.int
 	c := C.br_loop_new(a.c, host, C.int(port), &cerr)
 	if c == nil {
-		return nil, syscall.Errno(cerr)
+		return nil, loopError(syscall.Errno(cerr))
 	}
 	l := &loop{app: a, c: c, batch: (*C.br_batch)(C.calloc(1, C.sizeof_br_batch)),
 		streams: map[uint64]*Stream{}, done: make(chan struct{})}

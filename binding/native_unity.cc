@@ -17,4 +17,7 @@
 #include "../native/src/response.cc"
 #include "../native/src/router.cc"
 #include "../native/src/slots.cc"
+#include "../native/src/uring.cc"
+#include "../native/src/uring_conn.cc"
+#include "../native/src/uring_ring.cc"
 #include "../native/src/ws_conn.cc"

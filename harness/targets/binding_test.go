@@ -21,7 +21,7 @@ func TestBindingTargets(t *testing.T) {
 	}
 	for name, bin := range map[string]string{
 		"binding": "binding-server", "binding-static": "binding-server", "binding-ownp": "binding-server",
-		"binding-plain": "binding-server-plain",
+		"binding-plain": "binding-server-plain", "binding-uring": "binding-server", "binding-static-uring": "binding-server",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(root, "bin", bin)
@@ -64,12 +64,14 @@ func TestBindingCommandLine(t *testing.T) {
 	hi := writeScript(t, "hi.py", hiServer)
 	argsFile := filepath.Join(root, "args")
 	os.MkdirAll(filepath.Join(root, "bin"), 0o755)
-	stub := "#!/bin/sh\necho \"$@\" > " + argsFile + "\nexec python3 " + hi + " \"$2\"\n"
+	stub := "#!/bin/sh\necho \"$@\" $BINDRACE_LOOP > " + argsFile + "\nexec python3 " + hi + " \"$2\"\n"
 	os.WriteFile(filepath.Join(root, "bin", "binding-server"), []byte(stub), 0o755)
 	for name, want := range map[string]string{
-		"binding":        "--port %d --threads 2\n",
-		"binding-static": "--port %d --threads 2 --static\n",
-		"binding-ownp":   "--port %d --threads 2 --own-p\n",
+		"binding":              "--port %d --threads 2\n",
+		"binding-static":       "--port %d --threads 2 --static\n",
+		"binding-ownp":         "--port %d --threads 2 --own-p\n",
+		"binding-uring":        "--port %d --threads 2 uring\n",
+		"binding-static-uring": "--port %d --threads 2 --static uring\n",
 	} {
 		tg, err := Resolve(name)
 		if err != nil {

@@ -39,6 +39,11 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		if t.ownP {
 			argv = append(argv, "--own-p")
 		}
+		if t.uring {
+			// The same binary with its loops on io_uring; it refuses to start, saying why,
+			// where the kernel refuses io_uring (docs/io_uring.md).
+			env = append(env, "BINDRACE_LOOP=uring")
+		}
 		argv = append(wrap, argv...)
 	case KindGo:
 		argv = []string{t.binary, "--target", t.base(), "--port", p} // a capped target serves as itself

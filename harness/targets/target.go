@@ -38,12 +38,13 @@ type Target struct {
 	binary string // KindBinding, KindGo: the server binary
 	static bool   // binding-static: routes answered in C++ only
 	ownP   bool   // binding-ownp: each loop keeps a Go processor of its own (--own-p)
+	uring  bool   // binding-uring, binding-static-uring: the native loop on io_uring (BINDRACE_LOOP=uring)
 
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
 	CPUQuotaPct int
 }
 
-var fixedNames = []string{"binding", "binding-plain", "binding-static", "binding-ownp", "uws", "fasthttp", "nethttp"}
+var fixedNames = []string{"binding", "binding-plain", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring", "uws", "fasthttp", "nethttp"}
 
 // Names lists the target names Resolve accepts, besides "cmd:<command with {port}>";
 // "reference" is listed when $BINDRACE_REFERENCE is set.
@@ -73,7 +74,7 @@ func Resolve(name string) (*Target, error) {
 	switch name {
 	case "fasthttp", "nethttp":
 		return resolveBinary(name, KindGo, goServerEnv, "go-server", "make build")
-	case "binding", "binding-static", "binding-ownp":
+	case "binding", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring":
 		return resolveBinary(name, KindBinding, "", "binding-server", "make build")
 	case "binding-plain":
 		return resolveBinary(name, KindBinding, "", "binding-server-plain", "make build-plain")
@@ -117,8 +118,8 @@ func resolveBinary(name string, kind Kind, env, binary, make string) (*Target, e
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
 		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
 	}
-	return &Target{Name: name, Kind: kind, root: root, binary: path, static: name == "binding-static",
-		ownP: name == "binding-ownp"}, nil
+	return &Target{Name: name, Kind: kind, root: root, binary: path, static: name == "binding-static" || name == "binding-static-uring",
+		ownP: name == "binding-ownp", uring: name == "binding-uring" || name == "binding-static-uring"}, nil
 }
 
 // Artifact is what the target ships: the server binary for binding* and the Go targets, the
@@ -231,7 +232,8 @@ func (t *Target) Build() (map[string]string, error) {
 	return b, nil
 }
 
-// Static reports binding-static: the fixed scenarios answered in C++ only, no database routes.
+// Static reports binding-static (and binding-static-uring): the fixed scenarios answered in C++
+// only, no database routes.
 func (t *Target) Static() bool { return t.static }
 
 // TakesThreads reports whether the target can be told its thread count: every kind but a

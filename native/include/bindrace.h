@@ -198,8 +198,13 @@ enum { BR_IDLE = 1 };
  * a thread blocked inside a foreign call holds that runtime's processor, so the work (a database
  * client's replies) stalls behind the wait. */
 int br_loop_step(br_loop *loop, br_batch *batch, int wait);
-/* The loop's epoll descriptor: readable when a socket, the listener or the inbox has work. */
+/* The loop's epoll descriptor: readable when a socket, the listener or the inbox has work (on
+   io_uring it holds the ring, readable when completions are ready). */
 int br_loop_fd(br_loop *loop);
+/* The loop's backend, chosen by BINDRACE_LOOP in br_loop_new: 0 epoll, 1 io_uring. */
+int br_loop_backend(br_loop *loop);
+/* From any thread: what the last br_loop_new chose, or why it refused io_uring (a line of text). */
+const char *br_loop_backend_note(void);
 /* Milliseconds until the loop's next timeout sweep is due. */
 int br_loop_timer_ms(br_loop *loop);
 /* Grows the batch's head (which=0), body (which=1) or ws (which=2) arena to hold need more bytes past used; keeps contents. */

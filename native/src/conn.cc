@@ -10,6 +10,7 @@
 
 #include "loop.h"
 #include "sys.h"
+#include "uring.h"
 #include "ws_frame.h"
 
 namespace br {
@@ -54,7 +55,8 @@ bool has_room(br_loop *l, Conn *c) {
 }
 
 // After output drained or answers arrived: parse what is buffered, resume reading, or close.
-void after_output(br_loop *l, Conn *c, bool progressed) {
+// Inlined into both of its callers (flush_conn and after_flush), as it was into its one.
+BR_INLINE_INTO_STEP void after_output(br_loop *l, Conn *c, bool progressed) {
   if (c->dead) return;
   if (has_room(l, c)) {
     process(l, c);
@@ -112,6 +114,7 @@ bool make_room(br_loop *l, Conn *c) {
 }  // namespace
 
 void update_events(br_loop *l, Conn *c) {
+  if (l->ur) return uring_update(l, c);
   struct epoll_event ev = {};
   ev.events = (c->reading ? EPOLLIN : 0u) | (c->want_write ? EPOLLOUT : 0u);
   ev.data.ptr = c;
@@ -123,12 +126,18 @@ void destroy(br_loop *l, Conn *c) {
   if (c->dead) return;
   if (c->ws.kind) ws_closed(l, c);  // every OPEN gets its CLOSE
   c->dead = true;
+  if (l->ur) uring_forget(l, c);  // its requests on the ring hold the socket open
   close(c->fd);  // also leaves the epoll set; nothing to do about an error of close
   c->out.drop([l](Op *op) { chunk_done(l, op); });
   release_slots(l, c);
   l->app->conns.fetch_sub(1);
   l->live--;
   l->dead.push_back(c);
+}
+
+void after_flush(br_loop *l, Conn *c, bool progressed) {
+  after_output(l, c, progressed);
+  if (!c->dead && c->ws.kind == kWsEvents && !c->ws.reported) ws_report_backlog(l, c);
 }
 
 void on_readable(br_loop *l, Conn *c) {

@@ -30,6 +30,10 @@ struct Conn {
   uint64_t deadline = 0;  // monotonic ms; 0 = none
   bool dead = false, close_after = false, read_closed = false;
   bool reading = true, want_write = false, dirty = false;
+  // The io_uring loop's requests on the socket (uring.cc): the multishot recv (none, armed,
+  // being cancelled), the one-shot poll for output room, a send in the next submit.
+  uint8_t ur_recv = 0;
+  bool ur_poll = false, ur_send = false;  // ur_send: a send queued whose completion is not reaped
 
   HttpState http;
   WsState ws;
@@ -49,6 +53,10 @@ void destroy(br_loop *l, Conn *c);
 #else
 #define BR_INLINE_INTO_STEP
 #endif
+
+// The end of a flush once its send's result is known (the io_uring loop's sends, uring.cc):
+// parse what is buffered, resume reading or close, report a WebSocket backlog.
+void after_flush(br_loop *l, Conn *c, bool progressed);
 
 // One read: makes room in the receive buffer, receives, and processes what arrived.
 BR_INLINE_INTO_STEP void on_readable(br_loop *l, Conn *c);

@@ -18,6 +18,7 @@
 #include "listener.h"
 #include "slots.h"
 #include "sys.h"
+#include "uring.h"
 
 namespace br {
 namespace {
@@ -250,7 +251,9 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
   l->app = app;
   l->lfd = fd;
   l->port = bound;
-  if (int e = br::open_loop_fds(l)) {
+  int e = br::open_loop_fds(l);
+  if (!e) e = br::choose_backend(l);
+  if (e) {
     br_loop_free(l);
     if (err) *err = e;
     return nullptr;
@@ -268,6 +271,9 @@ br_loop *br_loop_new(br_app *app, const char *host, int port, int *err) {
 int br_loop_port(br_loop *l) { return l->port; }
 
 int br_loop_step(br_loop *l, br_batch *b, int wait) {
+  // Chosen once, in br_loop_new. An io_uring loop never gives its state to guests (it keeps
+  // owner at kOwnerLoop), so detached answers reach it through the inbox.
+  if (l->ur) return br::uring_step(l, b, wait);
   br::own(l);
   br::apply_batch(l, b);
   struct epoll_event events[br::kMaxEvents];
@@ -312,6 +318,7 @@ void br_loop_stats(br_loop *l, br_stats *out) {
 }
 
 void br_loop_free(br_loop *l) {
+  if (l->ur) br::uring_free(l);
   for (br::Conn *c : l->table)
     if (c && !c->dead) br::destroy(l, c);
   l->wakes.clear();

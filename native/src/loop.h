@@ -14,6 +14,7 @@
 #include "op.h"
 
 namespace br {
+struct Uring;  // the io_uring backend's state (uring.h), when the loop runs on io_uring
 // Running totals of the loop's work (br_stats). Only the loop thread writes them, so each count
 // is a relaxed load and store, a plain add on x86 (no locked instruction on the hot path); any
 // thread may read them while it runs.
@@ -69,6 +70,7 @@ struct br_loop {
   bool handed = false;
 
   br::LoopStats stats;
+  br::Uring *ur = nullptr;  // null: epoll (BINDRACE_LOOP, uring.h)
 };
 
 namespace br {

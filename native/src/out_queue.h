@@ -94,6 +94,33 @@ class OutQueue {
     return total;
   }
 
+  // The io_uring loop's send (uring.cc), in two halves: gather() fills at most max iovecs from
+  // the head of the queue (their bytes in *n) for one sendmsg submitted elsewhere; sent() takes
+  // that send's result (w bytes) as flush() takes sendmsg's. Nothing may touch the queue between
+  // gather() and the submit; the ring's sends complete within it (MSG_DONTWAIT), so by sent()
+  // the kernel holds no pointer into the queue, and bytes queued meanwhile follow the sent ones.
+  int gather(struct iovec *iov, int max, size_t *n) const {
+    int k = 0;
+    *n = 0;
+    for (size_t i = head_; i < segs_.size() && k < max; i++, k++) {
+      iov[k] = vec(segs_[i]);
+      *n += iov[k].iov_len;
+    }
+    return k;
+  }
+  template <class Done>
+  void sent(size_t w, Done &&done) {
+    consume(w, done);
+    if (head_ == segs_.size()) {
+      segs_.clear();
+      head_ = 0;
+      buf_.len = 0;
+      buf_.shrink(size_t(256) << 10);
+    } else {
+      compact();
+    }
+  }
+
   // Drops everything unsent (connection gone).
   template <class Done>
   void drop(Done &&done) {

@@ -16,9 +16,10 @@ Races two targets in balanced AB/BA pairs, one fresh server process per run, app
 profile's gate and writes results/<session>/ (summary.json, raw.json, manifest.json,
 summary.md, summary.csv, report.html). The headline verdict is the last line on stdout.
 
-Targets: binding, binding-plain, binding-static, uws, fasthttp, nethttp, cmd:<command with {port}>,
-reference (from $BINDRACE_REFERENCE). Flags given here override the profile; a profile's value
-a scenario cannot take (windows for the database scenarios) adapts, with a warning.
+Targets: binding, binding-plain, binding-static, binding-uring, binding-static-uring, uws,
+fasthttp, nethttp, cmd:<command with {port}>, reference (from $BINDRACE_REFERENCE). Flags given
+here override the profile; a profile's value a scenario cannot take (windows for the database
+scenarios) adapts, with a warning.
 
 With --rate R (requests/s in all) or --rate-fraction F (of the LOWER of the two targets'
 closed-loop maxima, measured first in this session at the same pipelining) each run is an open

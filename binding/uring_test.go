@@ -1,0 +1,195 @@
+package binding
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The io_uring loop (docs/io_uring.md). These run on io_uring in every `go test`, whatever
+// BINDRACE_LOOP says; `make test-uring` runs the whole package on it. They fail where the machine
+// allows io_uring and the loop does not work, and skip, naming the kernel's refusal, where the
+// kernel refuses it (kernel.io_uring_disabled, a seccomp profile).
+
+// uringApp is testApp with its loops on io_uring (env: more of the loop's knobs for the test).
+func uringApp(t *testing.T, cfg Config, threads int, env map[string]string, extra func(*App)) *App {
+	t.Helper()
+	t.Setenv("BINDRACE_LOOP", "uring")
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	probe := New(Config{})
+	err := probe.Listen("127.0.0.1:0", 1)
+	probe.Shutdown(t.Context()) // frees the app, also after a failed Listen
+	if err != nil {
+		if strings.Contains(err.Error(), "io_uring refused") {
+			t.Skipf("skipping: the kernel refuses io_uring here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	a := testApp(t, cfg, threads, extra)
+	if got := a.Backend(); got != "io_uring" {
+		t.Fatalf("BINDRACE_LOOP=uring: Backend() = %q", got)
+	}
+	return a
+}
+
+// pipelined sends n requests for path at once on c and reads n answers; "" or what went wrong.
+func pipelined(c net.Conn, path string, n int) string {
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(c, strings.Repeat(get(path), n)); err != nil {
+		return err.Error()
+	}
+	br := bufio.NewReader(c)
+	for i := 0; i < n; i++ {
+		if s := roundTripErr2(br); s != "" {
+			return fmt.Sprintf("answer %d: %s", i, s)
+		}
+	}
+	return ""
+}
+
+// roundTripErr2 reads one response whose body is "hi" or "static"; "" or what went wrong.
+func roundTripErr2(br *bufio.Reader) string {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return err.Error()
+	}
+	if !strings.HasPrefix(line, "HTTP/1.1 200") {
+		return "status line " + line
+	}
+	n := -1
+	for {
+		h, err := br.ReadString('\n')
+		if err != nil {
+			return err.Error()
+		}
+		if h == "\r\n" {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.ToLower(h), "content-length: "); ok {
+			fmt.Sscanf(v, "%d", &n)
+		}
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(br, b); err != nil {
+		return err.Error()
+	}
+	if s := string(b); s != "hi" && s != "static" {
+		return "body " + s
+	}
+	return ""
+}
+
+func TestUringServes(t *testing.T) {
+	a := uringApp(t, Config{}, 2, nil, nil)
+	errs := concurrently(20, func(i int) error {
+		c, err := net.Dial("tcp", addr(a))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		path := "/"
+		if i%2 == 1 {
+			path = "/s"
+		}
+		if s := pipelined(c, path, 50); s != "" {
+			return fmt.Errorf("%s", s)
+		}
+		return nil
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// One provided buffer for every connection: receives end on -ENOBUFS and are re-armed as
+// buffers come back; every request is answered, and the loop does not spin meanwhile.
+func TestUringNoBuffers(t *testing.T) {
+	a := uringApp(t, Config{}, 1, map[string]string{"BINDRACE_URING_BUFS": "1"}, nil)
+	errs := concurrently(40, func(i int) error {
+		c, err := net.Dial("tcp", addr(a))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		for k := 0; k < 5; k++ {
+			if s := pipelined(c, "/s", 20); s != "" {
+				return fmt.Errorf("round %d: %s", k, s)
+			}
+		}
+		return nil
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// A submission queue of 4 entries for 60 connections: sends fall back to a direct sendmsg and
+// receives wait for a free entry; no response is lost.
+func TestUringFullSubmissionQueue(t *testing.T) {
+	a := uringApp(t, Config{}, 1, map[string]string{"BINDRACE_URING_ENTRIES": "4"}, nil)
+	var wg sync.WaitGroup
+	errs := make([]string, 60)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr(a))
+			if err != nil {
+				errs[i] = err.Error()
+				return
+			}
+			defer c.Close()
+			errs[i] = pipelined(c, "/", 30)
+		}()
+	}
+	wg.Wait()
+	for i, s := range errs {
+		if s != "" {
+			t.Errorf("connection %d: %s", i, s)
+		}
+	}
+}
+
+// An idle io_uring loop waits without using the CPU (no busy loop), and wakes for new work.
+func TestUringIdleSleeps(t *testing.T) {
+	a := uringApp(t, Config{}, 1, nil, nil)
+	before := a.Stats()
+	time.Sleep(300 * time.Millisecond)
+	after := a.Stats()
+	if d := after.Wakeups - before.Wakeups; d > 5 {
+		t.Errorf("idle loop woke %d times in 300 ms", d)
+	}
+	c := dial(t, a)
+	if s := pipelined(c, "/", 1); s != "" {
+		t.Fatal(s)
+	}
+}
+
+func TestUringUnknownLoop(t *testing.T) {
+	t.Setenv("BINDRACE_LOOP", "kqueue")
+	a := New(Config{})
+	err := a.Listen("127.0.0.1:0", 1)
+	a.Shutdown(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "BINDRACE_LOOP=kqueue: unknown loop") {
+		t.Fatalf("Listen with BINDRACE_LOOP=kqueue = %v", err)
+	}
+}
+
+func TestEpollIsTheDefault(t *testing.T) {
+	t.Setenv("BINDRACE_LOOP", "")
+	a := testApp(t, Config{}, 1, nil)
+	if got := a.Backend(); got != "epoll" {
+		t.Fatalf("Backend() = %q without BINDRACE_LOOP", got)
+	}
+}

@@ -1,0 +1,316 @@
+// uring.cc — see uring.h: choosing the backend, and the io_uring loop's step, wait and timers.
+// The requests on the ring, one connection's side of them, are in uring_conn.cc.
+#include "uring.h"
+
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+
+#include "batch.h"
+#include "inbox.h"
+#include "loop.h"
+#include "response.h"
+#include "slots.h"
+#include "uring_loop.h"
+
+namespace br {
+namespace {
+
+std::mutex note_mu;
+char note[320] = "epoll";  // the last choice of br_loop_new, for br_loop_backend_note
+bool auto_said = false;
+
+void u_set_note(const char *s) {
+  std::lock_guard<std::mutex> g(note_mu);
+  (void)snprintf(note, sizeof note, "%s", s);
+}
+
+#ifdef BR_HAVE_URING
+// A number from the environment (a test's knob), or def when unset or out of [lo, hi].
+unsigned u_env_num(const char *name, unsigned def, unsigned lo, unsigned hi) {
+  const char *v = getenv(name);
+  if (!v || !*v) return def;
+  char *end = nullptr;
+  unsigned long n = strtoul(v, &end, 10);
+  return *end || n < lo || n > hi ? def : unsigned(n);
+}
+
+// What the kernel says about io_uring for unprivileged use (kernel.io_uring_disabled, 6.6+).
+void u_disabled_sysctl(char *out, size_t n) {
+  *out = 0;
+  FILE *f = fopen("/proc/sys/kernel/io_uring_disabled", "re");
+  if (!f) return;
+  char line[16] = {};
+  if (fgets(line, sizeof line, f) && line[0] != '0')
+    (void)snprintf(out, n, " (kernel.io_uring_disabled=%.*s)", int(strcspn(line, "\n")), line);
+  (void)fclose(f);
+}
+
+// Moves l onto io_uring: 0, or the errno with why filled.
+int uring_open(br_loop *l, char *why, size_t n) {
+  auto *u = new Uring();
+  unsigned entries = u_env_num("BINDRACE_URING_ENTRIES", 1024, 4, 32768);
+  unsigned nbufs = u_env_num("BINDRACE_URING_BUFS", 256, 1, 32768);
+  unsigned p2 = 1;
+  while (p2 < nbufs) p2 <<= 1;
+  if (int e = u->ring.open(entries, p2, 16384, why, n)) {
+    if (e == EPERM || e == EACCES) {
+      char sys[64];
+      u_disabled_sysctl(sys, sizeof sys);
+      size_t len = strlen(why);
+      (void)snprintf(why + len, n - len, "%s", *sys ? sys : " (a seccomp profile or a security module refused it)");
+    }
+    u->ring.close();
+    delete u;
+    return e;
+  }
+  u->recs.resize(u->ring.sq_entries);
+  // The embedder's poller waits on l->ep: from now on it holds the ring alone, which polls
+  // readable when completions are ready. The listener and the wake eventfd are the ring's.
+  struct epoll_event ev = {};
+  ev.events = EPOLLIN;
+  if (epoll_ctl(l->ep, EPOLL_CTL_DEL, l->lfd, &ev) < 0 || epoll_ctl(l->ep, EPOLL_CTL_DEL, l->efd, &ev) < 0 ||
+      epoll_ctl(l->ep, EPOLL_CTL_ADD, u->ring.fd, &ev) < 0) {
+    int e = errno;
+    (void)snprintf(why, n, "epoll_ctl of the ring: %s", strerror(e));
+    u->ring.close();
+    delete u;
+    return e;
+  }
+  // The accept and the wake poll are armed by the first step: a multishot request's
+  // completions are task work of the thread that armed it, and the loop's thread is the one
+  // that enters the ring (a Go embedder creates loops on another thread than it steps them).
+  l->ur = u;
+  return 0;
+}
+#else
+int uring_open(br_loop *, char *why, size_t n) {
+  (void)snprintf(why, n, "this core was built without <linux/io_uring.h>");
+  return ENOSYS;
+}
+#endif
+
+}  // namespace
+
+int choose_backend(br_loop *l) {
+  const char *v = getenv("BINDRACE_LOOP");
+  if (!v || !*v || !strcmp(v, "epoll")) {
+    u_set_note("epoll");
+    return 0;
+  }
+  bool want = !strcmp(v, "uring") || !strcmp(v, "io_uring");
+  if (!want && strcmp(v, "auto") != 0) {
+    char m[160];
+    (void)snprintf(m, sizeof m, "BINDRACE_LOOP=%s: unknown loop (epoll, uring or auto)", v);
+    u_set_note(m);
+    return EINVAL;
+  }
+  char why[256];
+  int e = uring_open(l, why, sizeof why);
+  if (!e) {
+    u_set_note("io_uring");
+    return 0;
+  }
+  char m[320];
+  if (want) {
+    (void)snprintf(m, sizeof m, "BINDRACE_LOOP=%s: io_uring refused: %s", v, why);
+    u_set_note(m);
+    return e;
+  }
+  (void)snprintf(m, sizeof m, "epoll (BINDRACE_LOOP=auto: io_uring refused: %s)", why);
+  u_set_note(m);
+  std::lock_guard<std::mutex> g(note_mu);
+  if (!auto_said) {
+    auto_said = true;
+    (void)fprintf(stderr, "bindrace: BINDRACE_LOOP=auto: io_uring refused (%s); using epoll\n", why);
+  }
+  return 0;
+}
+
+#ifdef BR_HAVE_URING
+namespace {
+
+uint64_t u_mono_ms() {
+  struct timespec ts;
+  (void)clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
+}
+
+// The loop's clock (loop.cc's tick): once per wake.
+void u_tick(br_loop *l) {
+  l->now_ms = u_mono_ms();
+  struct timespec ts;
+  (void)clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  l->date.update(ts.tv_sec);
+}
+
+// Frees closed connections for reuse (loop.cc's reap; a stale completion finds its slot by
+// index and generation, so nothing on the ring points into a Conn).
+void u_reap(br_loop *l) {
+  for (Conn *c : l->dead) {
+    l->table[c->idx] = nullptr;
+    l->free_idx.push_back(c->idx);
+    Buffer in = c->in;
+    in.len = 0;
+    in.shrink(size_t(64) << 10);
+    std::vector<Slot> slots;
+    slots.swap(c->http.slots.ring);
+    c->out.release();
+    *c = Conn();
+    c->in = in;
+    c->http.slots.ring.swap(slots);
+    l->pool.push_back(c);
+  }
+  l->dead.clear();
+}
+
+// Closes every connection past its deadline (loop.cc's sweep); re-arms a failed accept.
+void u_sweep(br_loop *l) {
+  for (Conn *c : l->table) {
+    if (!c || c->dead || !c->deadline || l->now_ms < c->deadline) continue;
+    if (c->http.partial && !c->http.slots.count && c->out.empty()) {
+      write_static(c->out, *l->app->e408, kReqClose, true, l->date);
+      c->out.flush(c->fd, [l](Op *op) { chunk_done(l, op); });
+    }
+    destroy(l, c);
+  }
+  if (!l->ur->accept_armed && !l->stopping) arm_accept(l);
+}
+
+// br_loop_stop's request (loop.cc's begin_stop), with the ring's accept cancelled.
+void u_begin_stop(br_loop *l) {
+  int req = l->stop_req.load();
+  if (!req) return;
+  if (!l->stopping) {
+    l->stopping = true;
+    if (l->ur->accept_armed) cancel(l, ud(kAccept, 0, 0));
+    close(l->lfd);
+    l->lfd = -1;
+    for (Conn *c : l->table) {
+      if (!c || c->dead) continue;
+      set_reading(l, c, false);
+      if (c->dead) continue;
+      if (c->ws.kind) ws_going_away(l, c);
+      mark_dirty(l, c);
+    }
+  }
+  if (req == 2)
+    for (Conn *c : l->table)
+      if (c && !c->dead) destroy(l, c);
+}
+
+// Submits what is queued and reaps completions, waiting up to timeout_ms (-1: not at all) for
+// one. Returns the completions handled, or -1 on a fatal error.
+int u_pump(br_loop *l, int timeout_ms) {
+  Uring *u = l->ur;
+  int r = u->ring.enter(timeout_ms >= 0 ? 1 : 0, timeout_ms);
+  if (r < 0 && r != -EINTR && r != -ETIME && r != -EBUSY && r != -EAGAIN) {
+    errno = -r;
+    return -1;
+  }
+  u_tick(l);
+  int n = reap_cq(l);
+  if (n < 0) return -1;
+  // Sends finish within their submit (MSG_DONTWAIT), so an out queue is never read by the
+  // kernel after it; a kernel that deferred one anyway is waited for here, before any queue
+  // moves again.
+  while (u->sends) {
+    u->late_sends++;
+    r = u->ring.enter(u->ring.pending() ? 0 : 1, -1);
+    if (r < 0 && r != -EINTR && r != -EBUSY && r != -EAGAIN) {
+      errno = -r;
+      return -1;
+    }
+    int m = reap_cq(l);
+    if (m < 0) return -1;
+    n += m;
+  }
+  if (n > 0) bump(l->stats.wakeups);
+  // The inbox and a stop are also looked at on every wake, not only on the eventfd's
+  // completion: should that completion wait for another thread's task work, the next timed
+  // wake (at most the sweep interval) still sees them. Two relaxed loads.
+  if (!u->wake_seen && l->signaled.load(std::memory_order_relaxed) && drain_inbox(l) < 0) return -1;
+  if (u->wake_seen || l->stop_req.load(std::memory_order_relaxed)) {
+    u->wake_seen = false;
+    u_begin_stop(l);
+  }
+  if (l->now_ms >= l->next_sweep) {
+    u_sweep(l);
+    l->next_sweep = l->now_ms + l->sweep_every;
+  }
+  return n;
+}
+
+}  // namespace
+
+int uring_step(br_loop *l, br_batch *b, int wait) {
+  apply_batch(l, b);
+  if (!l->ur->started) {
+    l->ur->started = true;
+    if (!l->stopping) arm_accept(l);
+    arm_wake(l);
+  }
+  replay_deferred(l);
+  for (bool polled_empty = false;;) {
+    retry_pending(l);
+    queue_sends(l);
+    bool out = !l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty();
+    bool queued = l->ur->ring.pending() > 0;
+    if (!queued) {
+      if (out) break;  // for the embedder
+      u_reap(l);
+      if (l->stopping && l->live == 0) {
+        fill_batch(l, b);
+        b->done = 1;
+        return 0;
+      }
+      if (polled_empty) return BR_IDLE;
+    }
+    // One submission per iteration: the sends queued above, re-armed requests and cancels,
+    // with the wait when there is nothing else to do.
+    int n = u_pump(l, !queued && !out && wait ? br_loop_timer_ms(l) : -1);
+    if (n < 0) return -1;
+    polled_empty = !wait && n == 0;
+  }
+  bump(l->stats.batches);
+  fill_batch(l, b);
+  return 0;
+}
+
+void uring_free(br_loop *l) {
+  Uring *u = l->ur;
+  for (const io_uring_cqe &e : u->deferred)
+    if (e.flags & IORING_CQE_F_BUFFER) u->ring.recycle(e.flags >> IORING_CQE_BUFFER_SHIFT);
+  u->ring.close();
+  delete u;
+  l->ur = nullptr;
+}
+
+}  // namespace br
+#else
+namespace br {
+int uring_step(br_loop *, br_batch *, int) { return -1; }
+void uring_update(br_loop *, Conn *) {}
+void uring_forget(br_loop *, Conn *) {}
+void uring_free(br_loop *) {}
+}  // namespace br
+#endif
+
+extern "C" {
+
+int br_loop_backend(br_loop *l) { return l->ur ? 1 : 0; }
+
+const char *br_loop_backend_note(void) {
+  static thread_local char copy[sizeof br::note];
+  std::lock_guard<std::mutex> g(br::note_mu);
+  memcpy(copy, br::note, sizeof copy);
+  return copy;
+}
+
+}  // extern "C"

@@ -1,0 +1,63 @@
+// uring_ring.h — one io_uring instance through raw system calls (no liburing): the mapped
+// submission and completion rings, and a ring of provided receive buffers. Only the io_uring
+// loop (uring.cc) uses it; a machine without <linux/io_uring.h> builds the core without it.
+#pragma once
+#if __has_include(<linux/io_uring.h>)
+#define BR_HAVE_URING 1
+#include <linux/io_uring.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace br {
+
+struct Ring {
+  int fd = -1;
+  unsigned sq_entries = 0, cq_entries = 0;
+  // Submission ring: the kernel's head, our tail (published on enter), the SQE array.
+  unsigned *sq_head = nullptr, *sq_tail = nullptr, sq_mask = 0, sq_local = 0;
+  io_uring_sqe *sqes = nullptr;
+  // Completion ring.
+  unsigned *cq_head = nullptr, *cq_tail = nullptr, cq_mask = 0;
+  io_uring_cqe *cqes = nullptr;
+  void *sq_map = nullptr, *cq_map = nullptr;
+  size_t sq_map_len = 0, cq_map_len = 0, sqes_len = 0;
+  // Provided buffers (group kBufGroup): nbufs of buf_size bytes, handed back through the ring.
+  io_uring_buf_ring *bufs_ring = nullptr;
+  size_t bufs_ring_len = 0;
+  char *bufs = nullptr;
+  unsigned nbufs = 0, buf_size = 0;
+  uint16_t bufs_tail = 0;
+  bool bufs_registered = false;
+
+  static constexpr uint16_t kBufGroup = 0;
+
+  // Sets the ring up: 0, or the errno of the failing step with a line saying which in why.
+  int open(unsigned entries, unsigned nbufs, unsigned buf_size, char *why, size_t why_len);
+  void close();
+
+  // A zeroed SQE and its slot index, or null when every slot waits for the kernel (after one
+  // submit to make room has not freed any).
+  io_uring_sqe *sqe(unsigned *slot);
+  // SQEs queued but not yet taken by the kernel.
+  unsigned pending() const { return sq_local - __atomic_load_n(sq_head, __ATOMIC_ACQUIRE); }
+  // Submits what is queued and, with min > 0, waits up to timeout_ms for min completions.
+  // Returns the SQEs submitted, or -errno (ETIME, EINTR, EBUSY: the caller reaps and goes on).
+  int enter(unsigned min, int timeout_ms);
+
+  char *buf(unsigned bid) { return bufs + size_t(bid) * buf_size; }
+  // Hands buffer bid back to the kernel (visible after publish_bufs).
+  void recycle(unsigned bid) {
+    // Not bufs_ring->bufs[]: in C++ the header's flexible array sits after a one-byte empty
+    // struct, 8 bytes past where the kernel (C) reads entry 0.
+    io_uring_buf &b = reinterpret_cast<io_uring_buf *>(bufs_ring)[bufs_tail & (nbufs - 1)];
+    b.addr = uint64_t(uintptr_t(buf(bid)));
+    b.len = buf_size;
+    b.bid = uint16_t(bid);
+    bufs_tail++;
+  }
+  void publish_bufs() { __atomic_store_n(&bufs_ring->tail, bufs_tail, __ATOMIC_RELEASE); }
+};
+
+}  // namespace br
+#endif
