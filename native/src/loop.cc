@@ -28,22 +28,6 @@ constexpr int kMaxEvents = 512;
 constexpr int kAcceptBurst = 256;  // connections accepted per readiness, so reads are not starved
 constexpr size_t kArena = size_t(64) << 10;  // each batch arena to start with
 
-// clock_gettime fails only for a clock the kernel lacks (or bad memory): the two clocks are
-// checked once in br_loop_new, so the calls on the hot path need no check.
-uint64_t mono_ms() {
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
-}
-
-// The loop's clock: once per epoll wake, coarse clocks (no syscall through the vDSO).
-void tick(br_loop *l) {
-  l->now_ms = mono_ms();
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-  l->date.update(ts.tv_sec);
-}
-
 // Over the connection limit: a best-effort 503, and the client is told, not left hanging.
 void refuse(br_loop *l, int fd) {
   const Buffer &t = l->app->e503->tmpl;
@@ -54,13 +38,7 @@ void refuse(br_loop *l, int fd) {
 
 // A Conn for fd, from the pool when one is there, watched by epoll; null if epoll refused it.
 Conn *adopt(br_loop *l, int fd) {
-  Conn *c;
-  if (!l->pool.empty()) {
-    c = l->pool.back();
-    l->pool.pop_back();
-  } else {
-    c = new Conn();
-  }
+  Conn *c = pooled_conn(l);
   struct epoll_event ev = {};
   ev.events = EPOLLIN;
   ev.data.ptr = c;
@@ -68,22 +46,7 @@ Conn *adopt(br_loop *l, int fd) {
     l->pool.push_back(c);
     return nullptr;
   }
-  if (!c->in.cap) c->in.reserve(kInitialIn);
-  uint32_t idx;
-  if (!l->free_idx.empty()) {
-    idx = l->free_idx.back();
-    l->free_idx.pop_back();
-  } else {
-    idx = uint32_t(l->table.size());
-    l->table.push_back(nullptr);
-  }
-  c->fd = fd;
-  c->idx = idx;
-  c->gen = l->next_gen++;
-  c->id = uint64_t(c->gen) << 32 | idx;
-  c->deadline = l->now_ms + l->app->cfg.header_timeout_ms;
-  l->table[idx] = c;
-  l->live++;
+  enter_conn(l, c, fd);
   return c;
 }
 
@@ -104,58 +67,6 @@ void on_accept(br_loop *l) {
       close(fd);
     }
   }
-}
-
-// Frees closed connections for reuse; only while the embedder holds no views into them.
-void reap(br_loop *l) {
-  for (Conn *c : l->dead) {
-    l->table[c->idx] = nullptr;
-    l->free_idx.push_back(c->idx);
-    Buffer in = c->in;
-    in.len = 0;
-    in.shrink(size_t(64) << 10);  // one large request does not pin its buffer in the pool
-    std::vector<Slot> slots;
-    slots.swap(c->http.slots.ring);
-    c->out.release();
-    *c = Conn();
-    c->in = in;
-    c->http.slots.ring.swap(slots);
-    l->pool.push_back(c);
-  }
-  l->dead.clear();
-}
-
-// Closes every connection past its deadline (deadlines are set in conn.cc).
-void sweep(br_loop *l) {
-  for (Conn *c : l->table) {
-    if (!c || c->dead || !c->deadline || l->now_ms < c->deadline) continue;
-    if (c->http.partial && !c->http.slots.count && c->out.empty()) {  // a request too slow to arrive
-      write_static(c->out, *l->app->e408, kReqClose, true, l->date);
-      c->out.flush(c->fd, [l](Op *op) { chunk_done(l, op); });
-    }
-    destroy(l, c);
-  }
-}
-
-// br_loop_stop's request, seen on the loop's thread.
-void begin_stop(br_loop *l) {
-  int req = l->stop_req.load();
-  if (!req) return;
-  if (!l->stopping) {
-    l->stopping = true;
-    close(l->lfd);  // also leaves the epoll set
-    l->lfd = -1;
-    for (Conn *c : l->table) {
-      if (!c || c->dead) continue;
-      set_reading(l, c, false);  // finish what was read; read nothing more
-      if (c->dead) continue;
-      if (c->ws.kind) ws_going_away(l, c);
-      mark_dirty(l, c);
-    }
-  }
-  if (req == 2)
-    for (Conn *c : l->table)
-      if (c && !c->dead) destroy(l, c);
 }
 
 // The shortest timeout decides how often deadlines are checked: often enough to be on time
@@ -196,7 +107,7 @@ int handle_events(br_loop *l, const struct epoll_event *events, int n) {
     }
     if (tag == kWakeTag) {
       if (drain_inbox(l) < 0) return -1;
-      begin_stop(l);
+      begin_stop(l, nullptr);
       continue;
     }
     auto *c = static_cast<Conn *>(events[i].data.ptr);
@@ -210,6 +121,93 @@ int handle_events(br_loop *l, const struct epoll_event *events, int n) {
 }
 
 }  // namespace
+
+// The loop's clock: once per wake, coarse clocks (no syscall through the vDSO). clock_gettime
+// fails only for a clock the kernel lacks (or bad memory): the two clocks are checked once in
+// br_loop_new, so the calls on the hot path need no check.
+void tick(br_loop *l) {
+  struct timespec ts;
+  (void)clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  l->now_ms = uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
+  (void)clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  l->date.update(ts.tv_sec);
+}
+
+Conn *pooled_conn(br_loop *l) {
+  if (l->pool.empty()) return new Conn();
+  Conn *c = l->pool.back();
+  l->pool.pop_back();
+  return c;
+}
+
+void enter_conn(br_loop *l, Conn *c, int fd) {
+  if (!c->in.cap) c->in.reserve(kInitialIn);
+  uint32_t idx;
+  if (!l->free_idx.empty()) {
+    idx = l->free_idx.back();
+    l->free_idx.pop_back();
+  } else {
+    idx = uint32_t(l->table.size());
+    l->table.push_back(nullptr);
+  }
+  c->fd = fd;
+  c->idx = idx;
+  c->gen = l->next_gen++;
+  c->id = uint64_t(c->gen) << 32 | idx;
+  c->deadline = l->now_ms + l->app->cfg.header_timeout_ms;
+  l->table[idx] = c;
+  l->live++;
+}
+
+void reap(br_loop *l) {
+  for (Conn *c : l->dead) {
+    l->table[c->idx] = nullptr;
+    l->free_idx.push_back(c->idx);
+    Buffer in = c->in;
+    in.len = 0;
+    in.shrink(size_t(64) << 10);  // one large request does not pin its buffer in the pool
+    std::vector<Slot> slots;
+    slots.swap(c->http.slots.ring);
+    c->out.release();
+    *c = Conn();
+    c->in = in;
+    c->http.slots.ring.swap(slots);
+    l->pool.push_back(c);
+  }
+  l->dead.clear();
+}
+
+void sweep(br_loop *l) {
+  for (Conn *c : l->table) {
+    if (!c || c->dead || !c->deadline || l->now_ms < c->deadline) continue;
+    if (c->http.partial && !c->http.slots.count && c->out.empty()) {  // a request too slow to arrive
+      write_static(c->out, *l->app->e408, kReqClose, true, l->date);
+      c->out.flush(c->fd, [l](Op *op) { chunk_done(l, op); });
+    }
+    destroy(l, c);
+  }
+}
+
+void begin_stop(br_loop *l, void (*before_close)(br_loop *)) {
+  int req = l->stop_req.load();
+  if (!req) return;
+  if (!l->stopping) {
+    l->stopping = true;
+    if (before_close) before_close(l);
+    close(l->lfd);  // also leaves the epoll set
+    l->lfd = -1;
+    for (Conn *c : l->table) {
+      if (!c || c->dead) continue;
+      set_reading(l, c, false);  // finish what was read; read nothing more
+      if (c->dead) continue;
+      if (c->ws.kind) ws_going_away(l, c);
+      mark_dirty(l, c);
+    }
+  }
+  if (req == 2)
+    for (Conn *c : l->table)
+      if (c && !c->dead) destroy(l, c);
+}
 
 void own(br_loop *l) {
   if (l->owner.load(std::memory_order_acquire) == kOwnerLoop) return;  // it never gave it up

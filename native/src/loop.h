@@ -77,6 +77,21 @@ namespace br {
 
 enum : int { kOwnerLoop = 0, kOwnerFree = 1, kOwnerGuest = 2 };
 
+// The loop's clock, read once per wake (coarse clocks: no system call through the vDSO).
+void tick(br_loop *l);
+
+// The connection table, shared by the epoll and io_uring loops. pooled_conn: a Conn from the
+// pool of closed ones, else a new one. enter_conn: puts it in the table as fd's connection, with
+// its id and header deadline. reap: frees closed connections for reuse, only while the embedder
+// holds no views into them. sweep: closes every connection past its deadline (set in conn.cc).
+Conn *pooled_conn(br_loop *l);
+void enter_conn(br_loop *l, Conn *c, int fd);
+void reap(br_loop *l);
+void sweep(br_loop *l);
+// br_loop_stop's request, seen on the loop's thread: stops accepting (before_close, if any, runs
+// just before the listener closes), finishes what was read, and on a forced stop closes all.
+void begin_stop(br_loop *l, void (*before_close)(br_loop *));
+
 // The loop's thread, first thing in a step: takes the loop's state back, waiting out a guest.
 void own(br_loop *l);
 // Any other thread: takes the state of an idle loop as its guest (true), its clocks brought up

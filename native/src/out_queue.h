@@ -83,14 +83,7 @@ class OutQueue {
       consume(size_t(w), done);
       if (k < 64 && head_ < segs_.size()) break;  // the socket buffer is full
     }
-    if (head_ == segs_.size()) {
-      segs_.clear();
-      head_ = 0;
-      buf_.len = 0;
-      buf_.shrink(size_t(256) << 10);
-    } else {
-      compact();
-    }
+    settle();
     return total;
   }
 
@@ -111,14 +104,7 @@ class OutQueue {
   template <class Done>
   void sent(size_t w, Done &&done) {
     consume(w, done);
-    if (head_ == segs_.size()) {
-      segs_.clear();
-      head_ = 0;
-      buf_.len = 0;
-      buf_.shrink(size_t(256) << 10);
-    } else {
-      compact();
-    }
+    settle();
   }
 
   // Drops everything unsent (connection gone).
@@ -155,6 +141,18 @@ class OutQueue {
     }
   }
   // A long-lived stream never empties the queue: drop sent segments and sent inline bytes.
+  // After a send: an emptied queue lets its buffer go back to its usual size; otherwise the
+  // unsent rest moves to the front.
+  void settle() {
+    if (head_ == segs_.size()) {
+      segs_.clear();
+      head_ = 0;
+      buf_.len = 0;
+      buf_.shrink(size_t(256) << 10);
+    } else {
+      compact();
+    }
+  }
   void compact() {
     if (head_ < 64 && buf_.len < (size_t(64) << 10)) return;
     segs_.erase(segs_.begin(), segs_.begin() + long(head_));

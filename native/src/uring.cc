@@ -136,73 +136,15 @@ int choose_backend(br_loop *l) {
 #ifdef BR_HAVE_URING
 namespace {
 
-uint64_t u_mono_ms() {
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return uint64_t(ts.tv_sec) * 1000 + uint64_t(ts.tv_nsec) / 1000000;
-}
-
-// The loop's clock (loop.cc's tick): once per wake.
-void u_tick(br_loop *l) {
-  l->now_ms = u_mono_ms();
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-  l->date.update(ts.tv_sec);
-}
-
-// Frees closed connections for reuse (loop.cc's reap; a stale completion finds its slot by
-// index and generation, so nothing on the ring points into a Conn).
-void u_reap(br_loop *l) {
-  for (Conn *c : l->dead) {
-    l->table[c->idx] = nullptr;
-    l->free_idx.push_back(c->idx);
-    Buffer in = c->in;
-    in.len = 0;
-    in.shrink(size_t(64) << 10);
-    std::vector<Slot> slots;
-    slots.swap(c->http.slots.ring);
-    c->out.release();
-    *c = Conn();
-    c->in = in;
-    c->http.slots.ring.swap(slots);
-    l->pool.push_back(c);
-  }
-  l->dead.clear();
-}
-
 // Closes every connection past its deadline (loop.cc's sweep); re-arms a failed accept.
 void u_sweep(br_loop *l) {
-  for (Conn *c : l->table) {
-    if (!c || c->dead || !c->deadline || l->now_ms < c->deadline) continue;
-    if (c->http.partial && !c->http.slots.count && c->out.empty()) {
-      write_static(c->out, *l->app->e408, kReqClose, true, l->date);
-      c->out.flush(c->fd, [l](Op *op) { chunk_done(l, op); });
-    }
-    destroy(l, c);
-  }
+  sweep(l);
   if (!l->ur->accept_armed && !l->stopping) arm_accept(l);
 }
 
-// br_loop_stop's request (loop.cc's begin_stop), with the ring's accept cancelled.
-void u_begin_stop(br_loop *l) {
-  int req = l->stop_req.load();
-  if (!req) return;
-  if (!l->stopping) {
-    l->stopping = true;
-    if (l->ur->accept_armed) cancel(l, ud(kAccept, 0, 0));
-    close(l->lfd);
-    l->lfd = -1;
-    for (Conn *c : l->table) {
-      if (!c || c->dead) continue;
-      set_reading(l, c, false);
-      if (c->dead) continue;
-      if (c->ws.kind) ws_going_away(l, c);
-      mark_dirty(l, c);
-    }
-  }
-  if (req == 2)
-    for (Conn *c : l->table)
-      if (c && !c->dead) destroy(l, c);
+// The ring's accept is cancelled before the listener closes (begin_stop's hook).
+void u_cancel_accept(br_loop *l) {
+  if (l->ur->accept_armed) cancel(l, ud(kAccept, 0, 0));
 }
 
 // Submits what is queued and reaps completions, waiting up to timeout_ms (-1: not at all) for
@@ -214,7 +156,7 @@ int u_pump(br_loop *l, int timeout_ms) {
     errno = -r;
     return -1;
   }
-  u_tick(l);
+  tick(l);
   int n = reap_cq(l);
   if (n < 0) return -1;
   // Sends finish within their submit (MSG_DONTWAIT), so an out queue is never read by the
@@ -238,7 +180,7 @@ int u_pump(br_loop *l, int timeout_ms) {
   if (!u->wake_seen && l->signaled.load(std::memory_order_relaxed) && drain_inbox(l) < 0) return -1;
   if (u->wake_seen || l->stop_req.load(std::memory_order_relaxed)) {
     u->wake_seen = false;
-    u_begin_stop(l);
+    begin_stop(l, u_cancel_accept);
   }
   if (l->now_ms >= l->next_sweep) {
     u_sweep(l);
@@ -264,7 +206,7 @@ int uring_step(br_loop *l, br_batch *b, int wait) {
     bool queued = l->ur->ring.pending() > 0;
     if (!queued) {
       if (out) break;  // for the embedder
-      u_reap(l);
+      reap(l);
       if (l->stopping && l->live == 0) {
         fill_batch(l, b);
         b->done = 1;

@@ -64,29 +64,8 @@ void u_arm_poll(br_loop *l, Conn *c) {
 
 // A Conn for an accepted socket (loop.cc's adopt, with a recv on the ring for epoll's watch).
 void u_adopt(br_loop *l, int fd) {
-  Conn *c;
-  if (!l->pool.empty()) {
-    c = l->pool.back();
-    l->pool.pop_back();
-  } else {
-    c = new Conn();
-  }
-  if (!c->in.cap) c->in.reserve(kInitialIn);
-  uint32_t idx;
-  if (!l->free_idx.empty()) {
-    idx = l->free_idx.back();
-    l->free_idx.pop_back();
-  } else {
-    idx = uint32_t(l->table.size());
-    l->table.push_back(nullptr);
-  }
-  c->fd = fd;
-  c->idx = idx;
-  c->gen = l->next_gen++;
-  c->id = uint64_t(c->gen) << 32 | idx;
-  c->deadline = l->now_ms + l->app->cfg.header_timeout_ms;
-  l->table[idx] = c;
-  l->live++;
+  Conn *c = pooled_conn(l);
+  enter_conn(l, c, fd);
   u_arm_recv(l, c);
 }
 

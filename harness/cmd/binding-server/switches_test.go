@@ -75,11 +75,10 @@ func TestDetachedRequestSwitches(t *testing.T) {
 	}
 }
 
-// traceDetachedRequests serves n sequential get-user requests through dbHandler under a runtime
-// trace and returns each one's goroutine switches (see TestDetachedRequestSwitches).
-func traceDetachedRequests(t *testing.T, n int) []int {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	q := newFakeDB(t)
+// tracedGetUserApp serves get-user through dbHandler on one loop, each request marked in the
+// runtime trace where its handler starts.
+func tracedGetUserApp(t *testing.T, q querier) *binding.App {
+	t.Helper()
 	app := binding.New(binding.Config{})
 	h := dbHandler(q, db.RouteGetUser, newWorkers())
 	app.Get("/db/users/:id", func(w *binding.Response, r *binding.Request) {
@@ -89,6 +88,15 @@ func traceDetachedRequests(t *testing.T, n int) []int {
 	if err := app.Listen("127.0.0.1:0", 1); err != nil {
 		t.Fatal(err)
 	}
+	return app
+}
+
+// traceDetachedRequests serves n sequential get-user requests through dbHandler under a runtime
+// trace and returns each one's goroutine switches (see TestDetachedRequestSwitches).
+func traceDetachedRequests(t *testing.T, n int) []int {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	q := newFakeDB(t)
+	app := tracedGetUserApp(t, q)
 	defer app.Shutdown(context.Background())
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", app.Port()))
 	if err != nil {
@@ -252,15 +260,7 @@ func TestDetachedRequestSwitchesAtTenConnections(t *testing.T) {
 	for range 10 {
 		pool.dbs <- newFakeDB(t)
 	}
-	app := binding.New(binding.Config{})
-	h := dbHandler(pool, db.RouteGetUser, newWorkers())
-	app.Get("/db/users/:id", func(w *binding.Response, r *binding.Request) {
-		trace.Log(context.Background(), logRequest, "")
-		h(w, r)
-	})
-	if err := app.Listen("127.0.0.1:0", 1); err != nil {
-		t.Fatal(err)
-	}
+	app := tracedGetUserApp(t, pool)
 	defer app.Shutdown(context.Background())
 	const conns, perConn = 10, 200
 	clients := make([]func() error, conns)
