@@ -327,9 +327,9 @@ void replay_deferred(br_loop *l) {
 void retry_pending(br_loop *l) {
   Uring *u = l->ur;
   if (!u->cancels.empty()) {
-    std::vector<uint64_t> todo;
-    todo.swap(u->cancels);
-    for (uint64_t c : todo) cancel(l, c);
+    std::vector<uint64_t> due;
+    due.swap(u->cancels);
+    for (uint64_t c : due) cancel(l, c);
   }
   // Buffers come back as completions are reaped; with all of them held, the next step's
   // replay frees them (no resubmit loop on -ENOBUFS).
@@ -338,9 +338,9 @@ void retry_pending(br_loop *l) {
     u->nobufs.clear();
   }
   if (!u->rearm.empty()) {
-    std::vector<uint64_t> todo;
-    todo.swap(u->rearm);
-    for (uint64_t id : todo) {
+    std::vector<uint64_t> due;
+    due.swap(u->rearm);
+    for (uint64_t id : due) {
       Conn *c = lookup(l, id);
       if (c && !c->ur_recv && c->reading && !c->read_closed) u_arm_recv(l, c);
     }

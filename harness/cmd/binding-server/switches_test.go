@@ -91,6 +91,18 @@ func tracedGetUserApp(t *testing.T, q querier) *binding.App {
 	return app
 }
 
+// dialTraced opens a connection to app for at most a minute; it closes with the test.
+func dialTraced(t *testing.T, app *binding.App) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", app.Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	return c, bufio.NewReader(c)
+}
+
 // traceDetachedRequests serves n sequential get-user requests through dbHandler under a runtime
 // trace and returns each one's goroutine switches (see TestDetachedRequestSwitches).
 func traceDetachedRequests(t *testing.T, n int) []int {
@@ -98,13 +110,7 @@ func traceDetachedRequests(t *testing.T, n int) []int {
 	q := newFakeDB(t)
 	app := tracedGetUserApp(t, q)
 	defer app.Shutdown(context.Background())
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", app.Port()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(60 * time.Second))
-	br := bufio.NewReader(c)
+	c, br := dialTraced(t, app)
 	get := func() {
 		if _, err := io.WriteString(c, "GET /db/users/7 HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 			t.Fatal(err)
@@ -265,13 +271,7 @@ func TestDetachedRequestSwitchesAtTenConnections(t *testing.T) {
 	const conns, perConn = 10, 200
 	clients := make([]func() error, conns)
 	for i := range clients {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", app.Port()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(60 * time.Second))
-		br := bufio.NewReader(c)
+		c, br := dialTraced(t, app)
 		clients[i] = func() error {
 			if _, err := io.WriteString(c, "GET /db/users/7 HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 				return err
