@@ -6,6 +6,7 @@ package binding
 import "C"
 
 import (
+	"encoding/binary"
 	"unsafe"
 )
 
@@ -62,9 +63,29 @@ func validName(k string) bool {
 	return true
 }
 
+// validValue reports whether v has no control byte but tab (no CR, LF, NUL or DEL). It checks
+// eight bytes at a time: a word with no byte under 0x20 and none equal to 0x7f is valid, and
+// only a word that has one (a tab, or a bad byte) is looked at byte by byte.
 func validValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b := unsafe.Slice(unsafe.StringData(v), len(v))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		del := x ^ (0x7f * ones)
+		if (x-0x20*ones)&^x&highs == 0 && (del-ones)&^del&highs == 0 {
+			continue
+		}
+		if !validValueBytes(b[i : i+8]) {
+			return false
+		}
+	}
+	return validValueBytes(b[i:])
+}
+
+func validValueBytes(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 && c != '\t') || c == 0x7f {
 			return false
 		}
 	}

@@ -41,3 +41,21 @@ func TestAsyncInOrder(t *testing.T) {
 		}
 	}
 }
+
+// validValue's word-at-a-time check agrees with the byte rule for every byte value at every
+// position of every length up to 17 (two words and a tail), among valid neighbours that take
+// the fast path (no tab: a tab sends its word to the byte-by-byte check).
+func TestValidValueEveryByte(t *testing.T) {
+	for n := 1; n <= 17; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				v := []byte(strings.Repeat("ab~\x80 Z", 3)[:n])
+				v[pos] = byte(c)
+				want := (c >= 0x20 || c == '\t') && c != 0x7f
+				if got := validValue(string(v)); got != want {
+					t.Fatalf("validValue(%q) = %v, want %v", v, got, want)
+				}
+			}
+		}
+	}
+}
