@@ -52,12 +52,18 @@ type Config struct {
 	// a best-effort "503 Service Unavailable" with Connection: close and is closed at once.
 	MaxConns   int
 	SendBuffer int // per-connection unsent bytes before backpressure (256 KiB)
-	// OwnProcessor gives each loop a Go processor (P) of its own that it keeps while it waits:
-	// far fewer system calls and less scheduler work when requests come one at a time (ping at
-	// pipelining 1, one client: 8.3 system calls and 6,650 instructions a response become 3.5
-	// and about 3,600). Its periodic yields are driven by time, so cachegrind counts of such a
-	// server vary with the machine's load (docs/scheduler.md); off by default for that reason.
+	// OwnProcessor gives each loop a Go processor (P) of its own that it keeps while it waits
+	// in C, with yields driven by time (procs.go). The default raw wait (wait.go) keeps the
+	// loop's P without a spare one and with yields counted in batches, and costs less (ping at
+	// pipelining 1, one client: 3.1 system calls and 3,740 instructions a response, against 3.7
+	// and 4,060); the option stays for comparison (target binding-ownp, docs/scheduler.md).
 	OwnProcessor bool
+	// CgoWait makes an idle loop wait inside its cgo step every time, as the binding did before
+	// the raw wait (wait.go): on one CPU the runtime then hands the loop's processor to other
+	// goroutines at once, at the cost of a hand-off on every wake-up (ping at pipelining 1, one
+	// client: 6,300 instructions a response instead of 3,850). For a process whose other
+	// goroutines must never wait the raw wait's 2 ms for the one processor.
+	CgoWait bool
 }
 
 // Handler serves one request. w and r are reused after it returns (see Response.Detach).
@@ -79,6 +85,7 @@ type App struct {
 	mu       sync.Mutex
 	state    int  // 0 routing, 1 listening, 2 shut down
 	own      bool // Config.OwnProcessor
+	cgoWait  bool // Config.CgoWait
 	// Detached responses not yet ended and streams not yet closed: work other goroutines owe
 	// the loops. While there is any, an idle loop waits in Go's netpoller (see loop.next).
 	owed atomic.Int64
@@ -107,7 +114,7 @@ func New(cfg Config) *App {
 	c.idle_timeout_ms = C.uint32_t(cfg.IdleTimeout / time.Millisecond)
 	c.max_conns = C.uint32_t(cfg.MaxConns)
 	c.send_buffer = C.uint32_t(cfg.SendBuffer)
-	return &App{c: C.br_app_new(&c), own: cfg.OwnProcessor}
+	return &App{c: C.br_app_new(&c), own: cfg.OwnProcessor, cgoWait: cfg.CgoWait}
 }
 
 func routeErr(rc C.int) error {

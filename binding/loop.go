@@ -55,10 +55,19 @@ type loop struct {
 	poller   *os.File
 	rc       syscall.RawConn
 	noPoller bool
-	stepped  C.int              // the last step's result
-	stepFn   func(uintptr) bool // l.step, bound once so the hot loop allocates nothing
-	req      Request            // reused for every request of this loop
-	res      Response           // reused likewise
+	stepped  C.int // the last step's result
+	// The raw wait (wait.go): the loop's epoll descriptor and event buffer, what the last wait
+	// returned, batches since the last point where the loop may yield, those points so far, and
+	// whether it yields at them.
+	rawWait     bool
+	ep, events  uintptr
+	ready       int
+	sinceYield  int
+	yieldPoints int
+	soleP       bool
+	stepFn      func(uintptr) bool // l.step, bound once so the hot loop allocates nothing
+	req         Request            // reused for every request of this loop
+	res         Response           // reused likewise
 	// Arena bytes used by the answers written so far in this batch.
 	headUsed, bodyUsed uint64
 
@@ -95,6 +104,8 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 		streams: map[uint64]*Stream{}, done: make(chan struct{})}
 	l.cu, l.bu = C.uintptr_t(uintptr(unsafe.Pointer(l.c))), C.uintptr_t(uintptr(unsafe.Pointer(l.batch)))
 	l.stepFn = l.step
+	l.rawWait = !a.own && !a.cgoWait && C.br_loop_backend(c) == 0
+	l.ep, l.events = uintptr(C.br_loop_fd(c)), uintptr(C.br_loop_events(c))
 	return l, nil
 }
 
@@ -129,14 +140,22 @@ func (l *loop) step(uintptr) bool {
 	return l.stepped != C.BR_IDLE
 }
 
+// stepWaiting steps, waiting inside the step until it has a batch (true) or fails (false).
+func (l *loop) stepWaiting() bool {
+	l.stepped = C.br_step(l.cu, l.bu, 1)
+	return l.stepped == 0
+}
+
 // next steps until the loop hands over a batch (true) or fails (false). While other goroutines
 // owe the loop work it parks in the netpoller when idle; the read deadline wakes it when the
 // loop's timeout sweep is due.
 func (l *loop) next() bool {
 	for {
+		if l.rawWait && l.app.owed.Load() == 0 {
+			return l.nextRaw()
+		}
 		if l.app.owed.Load() == 0 || l.noPoller {
-			l.stepped = C.br_step(l.cu, l.bu, 1)
-			return l.stepped == 0
+			return l.stepWaiting()
 		}
 		if l.rc == nil {
 			if err := l.openPoller(); err != nil {
@@ -171,6 +190,9 @@ func (l *loop) run() {
 		}
 		if b.yield != 0 && l.app.own {
 			runtime.Gosched() // see procs.go
+		}
+		if l.rawWait {
+			l.yieldSometimes()
 		}
 		if b.n_wakes > 0 {
 			l.wake(unsafe.Slice((*uint64)(unsafe.Pointer(b.wakes)), int(b.n_wakes)))

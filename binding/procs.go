@@ -21,9 +21,10 @@ import (
 //
 // Why it is not the default: sysmon's rules are driven by time, and so are the yields that
 // dodge them. Natively a yield every few milliseconds costs nothing measurable; under valgrind,
-// where the server runs some 50 times slower, it is tens of instructions a response, and
+// where the server runs some 50 times slower, each wakes a thread for the spare P, and
 // cachegrind's count of them moves with how long the measurement took: the same build's
-// counts spread by 2-4% on a busy machine, where the default loop's repeat to 0.01%.
+// counts spread by 2-4% on a busy machine. The default raw wait (wait.go) keeps the loop's P
+// with no spare one, so its yields wake nobody and can be counted in batches.
 var procs struct {
 	mu    sync.Mutex
 	base  int // GOMAXPROCS before the first loop started

@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/trace"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,31 +36,39 @@ func TestListenAddsAProcessorPerLoop(t *testing.T) {
 }
 
 // A loop that serves one request at a time, each arriving at an idle loop, keeps its processor
-// through its waits in C with Config.OwnProcessor: the Go runtime's execution trace shows each of
-// the loop's cgo calls ending with the P it started with, not taken by sysmon (a syscall that
-// ends "blocked", the goroutine runnable instead of running). The default loop, on the one P of
-// a server pinned to one CPU, has it taken on nearly every wake-up: the test's detector sees
-// that too. (Without the yields of br_batch.yield, 53-91 of 400 were taken; without the spare
-// P, 399 of 400.)
+// through its waits: the Go runtime's execution trace shows each of the loop's cgo calls ending
+// with the P it started with, not taken by sysmon (a syscall that ends "blocked", the goroutine
+// runnable instead of running). By default the loop waits in raw system calls (wait.go), which
+// the runtime does not take a P from; with Config.OwnProcessor it waits in C with a spare P.
+// With Config.CgoWait, on the one P of a server pinned to one CPU, it has the P taken on nearly
+// every wake-up: the test's detector sees that too. (Own P without the yields of
+// br_batch.yield: 53-91 of 400 taken; without the spare P, 399 of 400.) The client is another
+// process, so the server's one P serves only the server.
 func TestAWaitingLoopKeepsItsProcessor(t *testing.T) {
 	const requests = 400
 	for _, tc := range []struct {
-		own      bool
+		name     string
+		cfg      Config
 		min, max int // calls that lost their P
-	}{{own: true, min: 0, max: requests / 10}, {own: false, min: requests / 2, max: requests}} {
-		kept, lost := pacedLoopSyscalls(t, Config{OwnProcessor: tc.own}, requests)
-		t.Logf("OwnProcessor %v: the loop's cgo calls over %d requests: %d ended with their P, %d had it taken", tc.own, requests, kept, lost)
+	}{
+		{"raw wait", Config{}, 0, requests / 10},
+		{"OwnProcessor", Config{OwnProcessor: true}, 0, requests / 10},
+		{"CgoWait", Config{CgoWait: true}, requests / 2, requests},
+	} {
+		kept, lost := pacedLoopSyscalls(t, tc.cfg, requests)
+		t.Logf("%s: the loop's cgo calls over %d requests: %d ended with their P, %d had it taken", tc.name, requests, kept, lost)
 		if kept+lost < requests*9/10 {
 			t.Fatalf("the trace shows %d cgo calls of the loop for %d requests", kept+lost, requests)
 		}
 		if lost < tc.min || lost > tc.max {
-			t.Errorf("OwnProcessor %v: %d of the loop's %d cgo calls lost their P, want %d to %d", tc.own, lost, kept+lost, tc.min, tc.max)
+			t.Errorf("%s: %d of the loop's %d cgo calls lost their P, want %d to %d", tc.name, lost, kept+lost, tc.min, tc.max)
 		}
 	}
 }
 
 // pacedLoopSyscalls serves n requests one at a time, a millisecond apart, from an app with one
-// loop and one P for Go code (as in a server pinned to one CPU), under the execution tracer.
+// loop and one P (as in a server pinned to one CPU), under the execution tracer. The requests
+// come from pacedClient in a child process.
 func pacedLoopSyscalls(t *testing.T, cfg Config, n int) (kept, lost int) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
@@ -66,21 +78,80 @@ func pacedLoopSyscalls(t *testing.T, cfg Config, n int) (kept, lost int) {
 		t.Fatal(err)
 	}
 	defer a.Shutdown(t.Context())
-	c := dial(t, a)
-	defer c.Close()
-	br := bufio.NewReader(c)
+	client := exec.Command(os.Args[0], "-test.run=^TestPacedClient$")
+	client.Env = append(os.Environ(), "BINDRACE_PACED_CLIENT="+strconv.Itoa(a.Port())+" "+strconv.Itoa(n))
 	var buf bytes.Buffer
 	if err := trace.Start(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < n; i++ {
+	out, err := client.CombinedOutput()
+	trace.Stop()
+	if err != nil {
+		t.Fatalf("paced client: %v\n%s", err, out)
+	}
+	return syscallEnds(t, &buf, "binding.(*loop).run")
+}
+
+// TestPacedClient is pacedLoopSyscalls' client when its child process runs it; otherwise it
+// does nothing.
+func TestPacedClient(t *testing.T) {
+	port, n, ok := strings.Cut(os.Getenv("BINDRACE_PACED_CLIENT"), " ")
+	if !ok {
+		return
+	}
+	count, _ := strconv.Atoi(n)
+	c, err := net.Dial("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := 0; i < count; i++ {
 		time.Sleep(time.Millisecond) // the loop goes idle: each request wakes it up
 		res := roundTrip(t, c, br, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET")
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 	}
-	trace.Stop()
-	return syscallEnds(t, &buf, "binding.(*loop).run")
+}
+
+// While a loop waits in raw system calls it keeps the process's one P, so other goroutines
+// run when it yields, or once it has waited rawWaitMs for nothing and waits in C. A goroutine
+// ticking every millisecond beside a loop that serves an in-process client on one P must still
+// tick: starved, it would tick at most a few times in the half second.
+func TestRawWaitLetsOtherGoroutinesRun(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	a := testApp(t, Config{}, 1, nil)
+	c := dial(t, a)
+	br := bufio.NewReader(c)
+	ticks := make(chan int)
+	stop := make(chan struct{})
+	go func() {
+		n := 0
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-tk.C:
+				n++
+			case <-stop:
+				ticks <- n
+				return
+			}
+		}
+	}()
+	requests := 0
+	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); requests++ {
+		res := roundTrip(t, c, br, get("/"), "GET")
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	close(stop)
+	n := <-ticks
+	t.Logf("%d requests; the other goroutine ticked %d times in 500 ms", requests, n)
+	if n < 50 {
+		t.Errorf("the other goroutine ticked %d times in 500 ms beside a busy loop on one P, want at least 50", n)
+	}
 }
 
 // syscallEnds counts the syscalls (cgo calls included) of the goroutines whose stack has fn

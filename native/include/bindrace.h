@@ -198,6 +198,16 @@ enum { BR_IDLE = 1 };
  * a thread blocked inside a foreign call holds that runtime's processor, so the work (a database
  * client's replies) stalls behind the wait. */
 int br_loop_step(br_loop *loop, br_batch *batch, int wait);
+/* For an embedder that waits for the loop itself, in its own epoll_wait(br_loop_fd(loop),
+ * br_loop_events(loop), BR_MAX_EVENTS, timeout) (Go: a raw system call, which keeps the runtime
+ * from handing the thread's processor away): ready is what that wait returned (0 or less:
+ * nothing, as after a timeout, or before the first wait). The step applies and flushes like
+ * br_loop_step, handles those events instead of polling, and returns BR_IDLE at once when they
+ * make no batch: the embedder's next wait is the poll. On io_uring it is br_loop_step(wait=0). */
+enum { BR_MAX_EVENTS = 512 };
+int br_loop_step_ready(br_loop *loop, br_batch *batch, int ready);
+/* Where the embedder's own epoll_wait puts its events (BR_MAX_EVENTS of them; the loop's memory). */
+void *br_loop_events(br_loop *loop);
 /* The loop's epoll descriptor: readable when a socket, the listener or the inbox has work (on
    io_uring it holds the ring, readable when completions are ready). */
 int br_loop_fd(br_loop *loop);

@@ -24,7 +24,6 @@ namespace br {
 namespace {
 
 constexpr uintptr_t kListenerTag = 1, kWakeTag = 2;  // epoll data of the two fds that are no Conn
-constexpr int kMaxEvents = 512;
 constexpr int kAcceptBurst = 256;  // connections accepted per readiness, so reads are not starved
 constexpr size_t kArena = size_t(64) << 10;  // each batch arena to start with
 
@@ -235,6 +234,51 @@ void guest_leave(br_loop *l) {
   if (work) wake(l);
 }
 
+namespace {
+
+// One iteration (bindrace.h). ready < 0: the step polls, blocking when wait is set. ready >= 0:
+// the embedder polled into l->events itself and got ready events; they are the step's only
+// poll, so a step they do not fill returns BR_IDLE and the embedder's next wait polls again.
+// With none (ready 0: the step that sends a batch's answers before the embedder waits) there
+// is nothing to handle and no clock to read.
+int step(br_loop *l, br_batch *b, int wait, int ready) {
+  own(l);
+  apply_batch(l, b);
+  for (bool idle = ready == 0;;) {
+    flush_dirty(l);
+    if (!l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty()) break;  // for the embedder
+    reap(l);
+    if (l->stopping && l->live == 0) {
+      fill_batch(l, b);
+      b->done = 1;
+      return 0;
+    }
+    if (idle) {
+      l->owner.store(kOwnerFree, std::memory_order_release);  // guests may answer meanwhile
+      return BR_IDLE;
+    }
+    int n = ready;
+    if (n < 0) {
+      n = sys::epoll_wait(l->ep, l->events, BR_MAX_EVENTS, wait ? br_loop_timer_ms(l) : 0);
+      if (n < 0 && errno != EINTR) return -1;
+    }
+    if (n > 0) bump(l->stats.wakeups);
+    tick(l);
+    if (handle_events(l, l->events, n) < 0) return -1;
+    if (l->now_ms >= l->next_sweep) {
+      sweep(l);
+      l->next_sweep = l->now_ms + l->sweep_every;
+    }
+    // Without wait, one empty poll ends the step once its timers and reaping are done.
+    idle = ready >= 0 || (!wait && n <= 0);
+  }
+  bump(l->stats.batches);
+  fill_batch(l, b);
+  return 0;
+}
+
+}  // namespace
+
 }  // namespace br
 
 extern "C" {
@@ -272,38 +316,15 @@ int br_loop_step(br_loop *l, br_batch *b, int wait) {
   // Chosen once, in br_loop_new. An io_uring loop never gives its state to guests (it keeps
   // owner at kOwnerLoop), so detached answers reach it through the inbox.
   if (l->ur) return br::uring_step(l, b, wait);
-  br::own(l);
-  br::apply_batch(l, b);
-  struct epoll_event events[br::kMaxEvents];
-  for (bool polled_empty = false;;) {
-    br::flush_dirty(l);
-    if (!l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty()) break;  // for the embedder
-    br::reap(l);
-    if (l->stopping && l->live == 0) {
-      br::fill_batch(l, b);
-      b->done = 1;
-      return 0;
-    }
-    if (polled_empty) {
-      l->owner.store(br::kOwnerFree, std::memory_order_release);  // guests may answer meanwhile
-      return BR_IDLE;
-    }
-    int n = br::sys::epoll_wait(l->ep, events, br::kMaxEvents, wait ? br_loop_timer_ms(l) : 0);
-    if (n < 0 && errno != EINTR) return -1;
-    if (n > 0) br::bump(l->stats.wakeups);
-    br::tick(l);
-    if (br::handle_events(l, events, n) < 0) return -1;
-    if (l->now_ms >= l->next_sweep) {
-      br::sweep(l);
-      l->next_sweep = l->now_ms + l->sweep_every;
-    }
-    // Without wait, one empty poll ends the step once its timers and reaping are done.
-    polled_empty = !wait && n <= 0;
-  }
-  br::bump(l->stats.batches);
-  br::fill_batch(l, b);
-  return 0;
+  return br::step(l, b, wait, -1);
 }
+
+int br_loop_step_ready(br_loop *l, br_batch *b, int ready) {
+  if (l->ur) return br::uring_step(l, b, 0);
+  return br::step(l, b, 0, ready < 0 ? 0 : ready);
+}
+
+void *br_loop_events(br_loop *l) { return l->events; }
 
 int br_loop_fd(br_loop *l) { return l->ep; }
 

@@ -2,6 +2,8 @@
 // the embedder, and the inbox other threads post to. The helpers below are the few every part
 // of the core calls on its hot path, so they are inline.
 #pragma once
+#include <sys/epoll.h>
+
 #include <atomic>
 #include <mutex>
 #include <vector>
@@ -68,6 +70,9 @@ struct br_loop {
   // The batch's requests, wakes and events were handed to the embedder (fill_batch) and are
   // not yet applied (apply_batch): a guest may queue new ones meanwhile, which are not answers.
   bool handed = false;
+
+  // What each poll returned: the loop's own epoll_wait, or the embedder's (br_loop_step_ready).
+  struct epoll_event events[BR_MAX_EVENTS];
 
   br::LoopStats stats;
   br::Uring *ur = nullptr;  // null: epoll (BINDRACE_LOOP, uring.h)

@@ -1,7 +1,7 @@
 // Command binding-server serves the bindrace scenarios on the binding (targets binding,
 // binding-plain and, with --static, binding-static).
 //
-//	binding-server --port 3000 [--threads 2] [--static] [--own-p] [--cpuprofile FILE]
+//	binding-server --port 3000 [--threads 2] [--static] [--own-p] [--cgo-wait] [--cpuprofile FILE]
 //	binding-server --build-info   (which native core it links, as JSON)
 //
 // The database routes use the pool named by $BINDRACE_DB_URL and $BINDRACE_DB_POOL
@@ -31,6 +31,7 @@ func main() {
 	threads := flag.Int("threads", 1, "event loop threads")
 	static := flag.Bool("static", false, "answer ping, the video and ws-echo in C++ only")
 	ownP := flag.Bool("own-p", false, "give each event loop a Go processor of its own (binding.Config.OwnProcessor; target binding-ownp)")
+	cgoWait := flag.Bool("cgo-wait", false, "idle event loops wait inside the cgo step, never in the raw wait (binding.Config.CgoWait)")
 	host := flag.String("host", listenHost(), "address to listen on (default $BINDRACE_LISTEN_HOST, else 127.0.0.1)")
 	buildInfo := flag.Bool("build-info", false, "print which native core this binary links (JSON) and exit")
 	cpuProfile := flag.String("cpuprofile", "", "write Go's CPU profile to this file from start to shutdown (Go PGO training)")
@@ -59,7 +60,7 @@ func main() {
 		os.Exit(2)
 	}
 	defer stopProfile()
-	app, err := newApp(binding.Config{OwnProcessor: *ownP}, *static, *threads, q)
+	app, err := newApp(binding.Config{OwnProcessor: *ownP, CgoWait: *cgoWait}, *static, *threads, q)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "binding-server:", err)
 		os.Exit(1)
