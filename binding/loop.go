@@ -183,6 +183,7 @@ func (l *loop) armTimer() {
 
 func (l *loop) run() {
 	defer close(l.done)
+	l.soleP = runtime.GOMAXPROCS(0) <= len(l.app.loops)
 	for {
 		b := l.batch
 		if !l.next() {

@@ -80,18 +80,17 @@ func (l *loop) nextRaw() bool {
 
 // yieldSometimes reschedules the loop every rawYieldBatches batches while it holds one of the
 // only Ps, so runnable goroutines get the P and sysmon never needs to preempt it. Whether it
-// does (GOMAXPROCS no more than the loops) is read again every 64 of those points: reading it
-// takes the scheduler's lock.
+// does (GOMAXPROCS no more than the loops: soleP, set when the loop starts) is read again every
+// 64 of those points: reading it takes the scheduler's lock.
 func (l *loop) yieldSometimes() {
 	l.sinceYield++
 	if l.sinceYield < rawYieldBatches {
 		return
 	}
 	l.sinceYield = 0
-	if l.yieldPoints%64 == 0 {
+	if l.yieldPoints++; l.yieldPoints%64 == 0 {
 		l.soleP = runtime.GOMAXPROCS(0) <= len(l.app.loops)
 	}
-	l.yieldPoints++
 	if l.soleP {
 		runtime.Gosched()
 	}
