@@ -26,6 +26,13 @@ import (
 	"unsafe"
 )
 
+// The core's step results and limits, as Go constants.
+const (
+	idle      = C.BR_IDLE       // the step has no batch: wait, then step again
+	answered  = C.BR_ANSWERED   // br_loop_step_ready: no batch, but the core answered requests
+	maxEvents = C.BR_MAX_EVENTS // the most events one raw wait takes (wait.go)
+)
+
 // loop drives one native event loop from one goroutine: one cgo call per iteration applies the
 // previous batch's answers and returns the next batch of requests.
 //
@@ -55,7 +62,8 @@ type loop struct {
 	poller   *os.File
 	rc       syscall.RawConn
 	noPoller bool
-	stepped  C.int // the last step's result
+	stepped  C.int       // the last step's result
+	direct   *directArgs // c and batch for the steps that cannot block (direct.go)
 	// The raw wait (wait.go): the loop's epoll descriptor and event buffer, what the last wait
 	// returned, batches since the last point where the loop may yield, those points so far, and
 	// whether it yields at them.
@@ -106,6 +114,7 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 	l.stepFn = l.step
 	l.rawWait = !a.own && !a.cgoWait && C.br_loop_backend(c) == 0
 	l.ep, l.events = uintptr(C.br_loop_fd(c)), uintptr(C.br_loop_events(c))
+	l.direct = newDirectArgs(c, l.batch)
 	return l, nil
 }
 
@@ -136,8 +145,8 @@ func (l *loop) openPoller() error {
 
 // step runs one non-blocking native step; false when the loop is idle (wait, then step again).
 func (l *loop) step(uintptr) bool {
-	l.stepped = C.br_step(l.cu, l.bu, 0)
-	return l.stepped != C.BR_IDLE
+	l.stepped = stepDirect(l.direct)
+	return l.stepped != idle
 }
 
 // stepWaiting steps, waiting inside the step until it has a batch (true) or fails (false).
@@ -306,6 +315,7 @@ func (l *loop) free() {
 	}
 	C.br_loop_free(l.c)
 	C.free(unsafe.Pointer(l.batch))
+	freeDirectArgs(l.direct)
 	l.amu.Unlock()
 	l.smu.Lock()
 	for _, s := range l.streams {

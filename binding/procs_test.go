@@ -38,34 +38,38 @@ func TestListenAddsAProcessorPerLoop(t *testing.T) {
 // A loop that serves one request at a time, each arriving at an idle loop, keeps its processor
 // through its waits: the Go runtime's execution trace shows each of the loop's cgo calls ending
 // with the P it started with, not taken by sysmon (a syscall that ends "blocked", the goroutine
-// runnable instead of running). By default the loop waits in raw system calls (wait.go), which
-// the runtime does not take a P from; with Config.OwnProcessor it waits in C with a spare P.
+// runnable instead of running). By default the loop waits in raw system calls (wait.go) and
+// steps in direct calls (direct.go), neither of which the runtime takes a P from, so the trace
+// shows next to no cgo calls of the loop at all; with Config.OwnProcessor it waits in C with a
+// spare P.
 // With Config.CgoWait, on the one P of a server pinned to one CPU, it has the P taken on nearly
 // every wake-up: the test's detector sees that too. (Own P without the yields of
 // br_batch.yield: 53-91 of 400 taken; without the spare P, 399 of 400.) The client is another
 // process, so the server's one P serves only the server.
 func TestAWaitingLoopKeepsItsProcessor(t *testing.T) {
 	const requests = 400
+	type bounds struct{ min, max int }
 	for _, tc := range []struct {
-		name     string
-		cfg      Config
-		min, max int // calls that lost their P
+		name        string
+		cfg         Config
+		calls, lost bounds // the loop's cgo calls, and those that lost their P
 	}{
-		{"raw wait", Config{}, 0, requests / 10},
-		{"OwnProcessor", Config{OwnProcessor: true}, 0, requests / 10},
-		{"CgoWait", Config{CgoWait: true}, requests / 2, requests},
+		// Its steps are direct calls (direct.go): the loop is never in a cgo call at all.
+		{"raw wait", Config{}, bounds{0, requests / 10}, bounds{0, requests / 10}},
+		{"OwnProcessor", Config{OwnProcessor: true}, bounds{requests * 9 / 10, 4 * requests}, bounds{0, requests / 10}},
+		{"CgoWait", Config{CgoWait: true}, bounds{requests * 9 / 10, 4 * requests}, bounds{requests / 2, requests}},
 	} {
 		kept, lost, raw := pacedLoopSyscalls(t, tc.cfg, requests)
 		if tc.name == "raw wait" && !raw {
 			// An io_uring loop (BINDRACE_LOOP=uring) waits in C: it loses its P as CgoWait does.
-			tc.min, tc.max = requests/2, requests
+			tc.calls, tc.lost = bounds{requests * 9 / 10, 4 * requests}, bounds{requests / 2, requests}
 		}
 		t.Logf("%s: the loop's cgo calls over %d requests: %d ended with their P, %d had it taken", tc.name, requests, kept, lost)
-		if kept+lost < requests*9/10 {
-			t.Fatalf("the trace shows %d cgo calls of the loop for %d requests", kept+lost, requests)
+		if calls := kept + lost; calls < tc.calls.min || calls > tc.calls.max {
+			t.Errorf("%s: the trace shows %d cgo calls of the loop for %d requests, want %d to %d", tc.name, calls, requests, tc.calls.min, tc.calls.max)
 		}
-		if lost < tc.min || lost > tc.max {
-			t.Errorf("%s: %d of the loop's %d cgo calls lost their P, want %d to %d", tc.name, lost, kept+lost, tc.min, tc.max)
+		if lost < tc.lost.min || lost > tc.lost.max {
+			t.Errorf("%s: %d of the loop's %d cgo calls lost their P, want %d to %d", tc.name, lost, kept+lost, tc.lost.min, tc.lost.max)
 		}
 	}
 }
@@ -121,9 +125,11 @@ func TestPacedClient(t *testing.T) {
 }
 
 // While a loop waits in raw system calls it keeps the process's one P, so other goroutines
-// run when it yields, or once it has waited rawWaitMs for nothing and waits in C. A goroutine
-// ticking every millisecond beside a loop that serves an in-process client on one P must still
-// tick: starved, it would tick at most a few times in the half second.
+// run when it yields (every rawYieldBatches batches), when sysmon preempts it (its signal ends
+// the raw wait) or when it goes idle (a raw wait of rawWaitMs saw nothing): every 10 ms or so,
+// as beside a goroutine that computes. A goroutine ticking every millisecond beside a loop that
+// serves an in-process client on one P must still tick (measured: 38 times in the half second,
+// the client 35 requests); starved, it would tick at most a few times.
 func TestRawWaitLetsOtherGoroutinesRun(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
@@ -155,8 +161,8 @@ func TestRawWaitLetsOtherGoroutinesRun(t *testing.T) {
 	close(stop)
 	n := <-ticks
 	t.Logf("%d requests; the other goroutine ticked %d times in 500 ms", requests, n)
-	if n < 50 {
-		t.Errorf("the other goroutine ticked %d times in 500 ms beside a busy loop on one P, want at least 50", n)
+	if n < 15 {
+		t.Errorf("the other goroutine ticked %d times in 500 ms beside a busy loop on one P, want at least 15", n)
 	}
 }
 

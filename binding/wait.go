@@ -1,16 +1,5 @@
 package binding
 
-/*
-#include <stdint.h>
-#include "bindrace.h"
-
-// Integers for handles, as br_step (loop.go): no cgo pointer checks.
-static inline int br_step_ready(uintptr_t l, uintptr_t b, int ready) {
-	return br_loop_step_ready((br_loop *)l, (br_batch *)b, ready);
-}
-*/
-import "C"
-
 import (
 	"runtime"
 	"syscall"
@@ -29,59 +18,68 @@ import (
 // So the loop waits in Go instead: epoll_pwait on the core's descriptor through
 // syscall.RawSyscall6, which does not tell the runtime it is in a system call, into the
 // core's event buffer (br_loop_events); then br_loop_step_ready hands those events to the
-// core, which handles them without polling again. The loop keeps its P, as a goroutine that
-// computes does, and pays for that the way one does:
+// core, which handles them without polling again, in a direct step (direct.go), not a cgo
+// call. The loop keeps its P, as a goroutine that computes does, and pays for that the way
+// one does:
 //   - Goroutines that are runnable meanwhile wait for the loop to reschedule. It yields every
 //     rawYieldBatches batches when it holds one of the only Ps (with a spare P, a yield would
 //     wake a thread to spin; sysmon preempts the loop after 10 ms instead, as any goroutine).
 //     The count of batches, not a clock, decides, so a server's instructions per response do
 //     not depend on how fast it ran (cachegrind runs it 50 times slower).
-//   - A raw wait lasts at most rawWaitMs. After one that saw nothing the loop is idle, and it
-//     waits inside the step as before, where the runtime may give its P to others. So does a
-//     loop whose events made no batch (static routes, answered in C): such traffic stays in C,
-//     and its counts do not depend on when it fell back.
+//   - A raw wait lasts at most rawWaitMs (10 ms, sysmon's preemption period). After one that
+//     saw nothing the loop is idle, and it waits inside the step as before, where the runtime
+//     may give its P to others. Goroutines of the same process that become runnable while the
+//     loop raw-waits wait for it as for a goroutine that computes: until it yields, goes idle,
+//     or is preempted (sysmon's signal ends the wait: EINTR), about 10 ms at most; those the
+//     netpoller readies, for sysmon's poll, also every 10 ms. The wait is that long so that
+//     what the loop does per request does not depend on the client's pauses: a loaded machine
+//     stalls a client for a few milliseconds, and going idle costs a hand-off of the P, then
+//     sysmon's burst of 20 µs ticks (some 50,000 instructions under cachegrind). With 2 ms the
+//     counts depended on the load (docs/scheduler.md).
+//   - Traffic the core answers itself (static routes, errors: br_loop_step_ready returns
+//     BR_ANSWERED) waits inside the step: the core serves it there without a trip out per
+//     request, and it never comes back.
 //   - A signal ends the wait early (EINTR): the runtime's preemption and the garbage
 //     collector's stop-the-world reach the loop at once.
 //
 // Config.CgoWait turns it off (every wait inside the step, as before). While detached
-// responses are owed the loop waits in the netpoller instead (loop.next), and a loop with
+// responses are owed the loop parks in the netpoller at once (loop.next), and a loop with
 // Config.OwnProcessor or on io_uring waits inside the step.
 const (
-	rawWaitMs       = 2
+	rawWaitMs       = 10
 	rawYieldBatches = 4
 )
 
-// nextRaw steps until the loop hands over a batch (true) or fails (false), waiting in raw
-// epoll_pwait calls while it is busy and inside the step once it idles.
+// nextRaw steps until the loop hands over a batch (ok) or fails (!ok), waiting in raw
+// epoll_pwait calls while it is busy and inside the step once one saw nothing for rawWaitMs.
 func (l *loop) nextRaw() bool {
 	var interrupted time.Time // the first signal that ended an empty wait
 	for {
-		l.stepped = C.br_step_ready(l.cu, l.bu, C.int(l.ready))
-		if l.stepped != C.BR_IDLE {
-			l.ready = 0
+		l.stepped = stepReadyDirect(l.direct, l.ready)
+		l.ready = 0
+		switch l.stepped {
+		case idle:
+		case answered:
+			return l.stepWaiting() // traffic that needs no Go stays in C
+		default:
 			return l.stepped == 0
 		}
-		if l.ready > 0 {
-			// Events the core answered itself (static routes) or that made no request yet:
-			// traffic that needs no Go waits in C, as it always did, and never comes back.
-			l.ready = 0
-			return l.stepWaiting()
-		}
-		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, l.ep, l.events, C.BR_MAX_EVENTS, rawWaitMs, 0, 0)
+		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, l.ep, l.events, maxEvents, rawWaitMs, 0, 0)
 		switch {
 		case e == 0 && n > 0:
 			l.ready = int(n)
+		case e == 0:
+			return l.stepWaiting() // idle
 		case e == syscall.EINTR:
 			// A signal (preemption, the collector, a profiler): step, then wait again, but
-			// signals that keep coming must not keep an idle loop here past rawWaitMs.
+			// signals that keep coming must not keep an idle loop out of the C wait.
 			if interrupted.IsZero() {
 				interrupted = time.Now()
 			} else if time.Since(interrupted) > rawWaitMs*time.Millisecond {
 				return l.stepWaiting()
 			}
 		default:
-			// Nothing for rawWaitMs (or the wait failed, which the step's own wait reports).
-			return l.stepWaiting()
+			return l.stepWaiting() // which reports the failure
 		}
 	}
 }

@@ -203,8 +203,11 @@ int br_loop_step(br_loop *loop, br_batch *batch, int wait);
  * from handing the thread's processor away): ready is what that wait returned (0 or less:
  * nothing, as after a timeout, or before the first wait). The step applies and flushes like
  * br_loop_step, handles those events instead of polling, and returns BR_IDLE at once when they
- * make no batch: the embedder's next wait is the poll. On io_uring it is br_loop_step(wait=0). */
-enum { BR_MAX_EVENTS = 512 };
+ * make no batch: the embedder's next wait is the poll. BR_ANSWERED instead says that the loop
+ * answered requests of those events itself (static routes, errors): traffic that needs no
+ * embedder, which a br_loop_step(wait=1) serves for less than a trip out of the core per
+ * request. On io_uring it is br_loop_step(wait=0). */
+enum { BR_MAX_EVENTS = 512, BR_ANSWERED = 2 };
 int br_loop_step_ready(br_loop *loop, br_batch *batch, int ready);
 /* Where the embedder's own epoll_wait puts its events (BR_MAX_EVENTS of them; the loop's memory). */
 void *br_loop_events(br_loop *loop);
