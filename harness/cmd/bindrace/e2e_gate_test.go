@@ -74,10 +74,10 @@ func TestDeterministicGate(t *testing.T) {
 	tmp := t.TempDir()
 
 	// One measurement of 10,000 responses per side is plenty for a 13% difference. The A/A race
-	// counts as the ci profile does, the median of three of 20,000: the Go runtime's share of a
-	// response (its scheduler handing the P over while the loop waits in epoll) depends on
-	// timing, which a loaded machine stretches under valgrind, and now and then a heap growth
-	// lands in one run (~70,000 instructions at once). See docs/statistics.md.
+	// counts as the ci profile does, the median of three of 20,000: sysmon's ticks come per
+	// second, not per response, and a loaded machine stretches a run under valgrind, and now and
+	// then a heap growth lands in one run (~70,000 instructions at once). See docs/statistics.md
+	// and docs/scheduler.md.
 	plain, r := counted(t, filepath.Join(tmp, "plain"), "binding-plain", "binding", 10000, 1)
 	c := checkOf(plain, "instructions")
 	if r.code != 1 || plain.Verdict != session.Fail || c.Verdict != session.Fail || c.Delta == nil || *c.Delta < 8 || c.Limit != 1 {
