@@ -39,7 +39,7 @@ import "unsafe"
 // polls without waiting) does bounded work and never blocks, so it need not be a system call:
 // runtime.asmcgocall, which cgo itself calls between entersyscall and exitsyscall, runs it on
 // the thread's system stack while the goroutine keeps its P, as if it were computing. Ping at
-// pipelining 1 on one connection: 3,675 -> 3,206 instructions a response (docs/scheduler.md).
+// pipelining 1 on one connection: 3,675 -> about 3,250 instructions a response (docs/scheduler.md).
 //
 // What it gives up is what a computing goroutine gives up: while the step runs, the collector
 // and the scheduler wait for it to return (a step handles at most BR_MAX_EVENTS events). Every

@@ -33,14 +33,15 @@ func TestHandlerPanic(t *testing.T) {
 // (parked in the netpoller: "IO wait"), not inside the cgo step ("syscall"), which keeps its P
 // from that goroutine. Owed nothing, it waits in the step, the cheaper way. Streams count too.
 func TestIdleLoopWaitsWhereOwedGoroutinesCanRun(t *testing.T) {
-	release := make(chan struct{})
+	// One release per path, made before the handlers run: no write for them to race with.
+	release := map[string]chan struct{}{"/later": make(chan struct{}), "/stream": make(chan struct{})}
 	// A loop parked in the netpoller goes back to the step at its next event or timeout sweep;
 	// a short header timeout makes the sweeps (a quarter of it) come every 50 ms.
 	a := testApp(t, Config{HeaderTimeout: 200 * time.Millisecond}, 1, func(a *App) {
 		a.Get("/later", func(w *Response, r *Request) {
 			d := w.Detach()
 			go func() {
-				<-release
+				<-release["/later"]
 				d.WriteString("late")
 				d.End()
 			}()
@@ -52,7 +53,7 @@ func TestIdleLoopWaitsWhereOwedGoroutinesCanRun(t *testing.T) {
 				return
 			}
 			go func() {
-				<-release
+				<-release["/stream"]
 				s.Write([]byte("streamed"))
 				s.Close()
 			}()
@@ -62,13 +63,12 @@ func TestIdleLoopWaitsWhereOwedGoroutinesCanRun(t *testing.T) {
 	br := bufio.NewReader(c)
 	waitLoopState(t, a, "syscall")
 	for _, path := range []string{"/later", "/stream"} {
-		release = make(chan struct{})
 		io.WriteString(c, get(path))
 		waitLoopState(t, a, "IO wait")
 		if n := a.owed.Load(); n != 1 {
 			t.Fatalf("%s: %d answers owed, want 1", path, n)
 		}
-		close(release)
+		close(release[path])
 		res := roundTrip(t, c, br, "", "GET")
 		if got := body(t, res); res.StatusCode != 200 || got == "" {
 			t.Fatalf("%s: %d %q", path, res.StatusCode, got)
