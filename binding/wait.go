@@ -50,7 +50,7 @@ const (
 	rawYieldBatches = 4
 )
 
-// nextRaw steps until the loop hands over a batch (ok) or fails (!ok), waiting in raw
+// nextRaw steps until the loop hands over a batch (true) or fails (false), waiting in raw
 // epoll_pwait calls while it is busy and inside the step once one saw nothing for rawWaitMs.
 func (l *loop) nextRaw() bool {
 	var interrupted time.Time // the first signal that ended an empty wait
