@@ -193,3 +193,32 @@ func TestEpollIsTheDefault(t *testing.T) {
 		t.Fatalf("Backend() = %q without BINDRACE_LOOP", got)
 	}
 }
+
+// The wait the cachegrind mode asks for (BINDRACE_URING_WAIT=poll, for valgrind): the loop
+// serves, sleeps when idle and stops as with its wait in io_uring_enter.
+func TestUringPollWait(t *testing.T) {
+	a := uringApp(t, Config{}, 1, map[string]string{"BINDRACE_URING_WAIT": "poll"}, nil)
+	c := dial(t, a)
+	if s := pipelined(c, "/", 20); s != "" {
+		t.Fatal(s)
+	}
+	before := a.Stats()
+	time.Sleep(300 * time.Millisecond)
+	if d := a.Stats().Wakeups - before.Wakeups; d > 5 {
+		t.Errorf("idle loop woke %d times in 300 ms", d)
+	}
+	if s := pipelined(c, "/s", 20); s != "" {
+		t.Fatal(s)
+	}
+}
+
+func TestUringUnknownWait(t *testing.T) {
+	t.Setenv("BINDRACE_LOOP", "uring")
+	t.Setenv("BINDRACE_URING_WAIT", "spin")
+	a := New(Config{})
+	err := a.Listen("127.0.0.1:0", 1)
+	a.Shutdown(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "BINDRACE_URING_WAIT=spin: unknown wait (enter or poll)") {
+		t.Fatalf("Listen with BINDRACE_URING_WAIT=spin = %v", err)
+	}
+}

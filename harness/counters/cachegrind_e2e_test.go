@@ -9,10 +9,13 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -82,5 +85,42 @@ func TestCachegrindEndToEnd(t *testing.T) {
 	}
 	if diff > limit {
 		t.Errorf("instructions per response %.1f vs %.1f differ by %.2f%% (> %.1f%%)", ia, ib, diff*100, limit*100)
+	}
+}
+
+// TestCachegrindCountsTheUringLoop counts the io_uring loop under valgrind, which needs the
+// loop's poll wait (ValgrindEnv): waiting in io_uring_enter, the server served every request and
+// then never saw its SIGTERM, and the count ran into StopTimeout.
+func TestCachegrindCountsTheUringLoop(t *testing.T) {
+	cachegrindTarget(t) // skips without valgrind
+	root, err := machine.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "bin", "binding-server")); err != nil {
+		t.Fatalf("bin/binding-server: %v (make build)", err)
+	}
+	tg, err := targets.Resolve("binding-static-uring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.ByName("ping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	var log bytes.Buffer
+	r, err := Cachegrind(ctx, tg, sc, 5000, CachegrindOptions{CPUs: "0", StopTimeout: 30 * time.Second, Log: &log})
+	if err != nil {
+		if strings.Contains(log.String(), "io_uring refused") {
+			t.Skipf("the kernel refuses io_uring here:\n%s", log.String())
+		}
+		t.Fatalf("%v\nserver and progress log:\n%s", err, log.String())
+	}
+	ins := r.PerResponse[Instructions]
+	t.Logf("binding-static-uring ping: %.1f instructions per response", ins)
+	if ins < 200 || ins > 20000 {
+		t.Errorf("instructions per response %v: implausible for the core answering alone", ins)
 	}
 }

@@ -54,6 +54,12 @@ void u_disabled_sysctl(char *out, size_t n) {
 
 // Moves l onto io_uring: 0, or the errno with why filled.
 int uring_open(br_loop *l, char *why, size_t n) {
+  const char *wait = getenv("BINDRACE_URING_WAIT");
+  bool poll_wait = wait && !strcmp(wait, "poll");
+  if (wait && *wait && !poll_wait && strcmp(wait, "enter") != 0) {
+    (void)snprintf(why, n, "BINDRACE_URING_WAIT=%s: unknown wait (enter or poll)", wait);
+    return EINVAL;
+  }
   auto *u = new Uring();
   unsigned entries = u_env_num("BINDRACE_URING_ENTRIES", 1024, 4, 32768);
   unsigned nbufs = u_env_num("BINDRACE_URING_BUFS", 256, 1, 32768);
@@ -70,6 +76,7 @@ int uring_open(br_loop *l, char *why, size_t n) {
     delete u;
     return e;
   }
+  u->ring.poll_wait = poll_wait;
   u->recs.resize(u->ring.sq_entries);
   // The embedder's poller waits on l->ep: from now on it holds the ring alone, which polls
   // readable when completions are ready. The listener and the wake eventfd are the ring's.

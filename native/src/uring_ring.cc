@@ -2,6 +2,7 @@
 #include "uring_ring.h"
 
 #ifdef BR_HAVE_URING
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -121,6 +122,7 @@ io_uring_sqe *Ring::sqe(unsigned *slot) {
 }
 
 int Ring::enter(unsigned min, int timeout_ms) {
+  if (min && poll_wait) return enter_then_poll(timeout_ms);
   __atomic_store_n(sq_tail, sq_local, __ATOMIC_RELEASE);
   unsigned flags = IORING_ENTER_GETEVENTS;  // also runs this thread's task work, flushes overflow
   io_uring_getevents_arg arg = {};
@@ -137,6 +139,18 @@ int Ring::enter(unsigned min, int timeout_ms) {
   }
   long r = syscall(__NR_io_uring_enter, fd, pending(), min, flags, argp, argsz);
   return r < 0 ? -errno : int(r);
+}
+
+// The ring's fd polls readable once a completion is posted. One that is still the armer's task
+// work interrupts the poll, which the kernel restarts after running it, so none is missed.
+int Ring::enter_then_poll(int timeout_ms) {
+  int r = enter(0, -1);
+  if (r < 0 || ready()) return r;
+  pollfd p = {fd, POLLIN, 0};
+  timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  int n = ppoll(&p, 1, timeout_ms >= 0 ? &ts : nullptr, nullptr);
+  if (n < 0) return -errno;
+  return n == 0 ? -ETIME : r;
 }
 
 }  // namespace br

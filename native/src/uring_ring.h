@@ -29,6 +29,12 @@ struct Ring {
   unsigned nbufs = 0, buf_size = 0;
   uint16_t bufs_tail = 0;
   bool bufs_registered = false;
+  // Wait in ppoll on the ring's fd instead of in io_uring_enter (BINDRACE_URING_WAIT=poll):
+  // valgrind 3.19 runs io_uring_enter holding its scheduler lock, so while the loop's thread
+  // waits there no other thread of the process runs, and a stop posted by one never arrives.
+  // ppoll is a wait valgrind knows blocks. It costs a system call per wait, so only the
+  // cachegrind mode asks for it.
+  bool poll_wait = false;
 
   static constexpr uint16_t kBufGroup = 0;
 
@@ -41,9 +47,12 @@ struct Ring {
   io_uring_sqe *sqe(unsigned *slot);
   // SQEs queued but not yet taken by the kernel.
   unsigned pending() const { return sq_local - __atomic_load_n(sq_head, __ATOMIC_ACQUIRE); }
-  // Submits what is queued and, with min > 0, waits up to timeout_ms for min completions.
-  // Returns the SQEs submitted, or -errno (ETIME, EINTR, EBUSY: the caller reaps and goes on).
+  // Submits what is queued and, with min > 0, waits up to timeout_ms (-1: no limit) for min
+  // completions. Returns the SQEs submitted, or -errno (ETIME, EINTR, EBUSY: the caller reaps
+  // and goes on).
   int enter(unsigned min, int timeout_ms);
+  // Completions posted and not yet reaped.
+  bool ready() const { return __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) != *cq_head; }
 
   char *buf(unsigned bid) { return bufs + size_t(bid) * buf_size; }
   // Hands buffer bid back to the kernel (visible after publish_bufs).
@@ -57,6 +66,9 @@ struct Ring {
     bufs_tail++;
   }
   void publish_bufs() { __atomic_store_n(&bufs_ring->tail, bufs_tail, __ATOMIC_RELEASE); }
+
+ private:
+  int enter_then_poll(int timeout_ms);
 };
 
 }  // namespace br
