@@ -112,7 +112,7 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 		streams: map[uint64]*Stream{}, done: make(chan struct{})}
 	l.cu, l.bu = C.uintptr_t(uintptr(unsafe.Pointer(l.c))), C.uintptr_t(uintptr(unsafe.Pointer(l.batch)))
 	l.stepFn = l.step
-	l.rawWait = !a.own && !a.cgoWait && C.br_loop_backend(c) == 0
+	l.rawWait = !a.own && !a.cgoWait
 	l.ep, l.events = uintptr(C.br_loop_fd(c)), uintptr(C.br_loop_events(c))
 	l.direct = newDirectArgs(c, l.batch)
 	return l, nil

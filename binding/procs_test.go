@@ -59,11 +59,7 @@ func TestAWaitingLoopKeepsItsProcessor(t *testing.T) {
 		{"OwnProcessor", Config{OwnProcessor: true}, bounds{requests * 9 / 10, 4 * requests}, bounds{0, requests / 10}},
 		{"CgoWait", Config{CgoWait: true}, bounds{requests * 9 / 10, 4 * requests}, bounds{requests / 2, requests}},
 	} {
-		kept, lost, raw := pacedLoopSyscalls(t, tc.cfg, requests)
-		if tc.name == "raw wait" && !raw {
-			// An io_uring loop (BINDRACE_LOOP=uring) waits in C: it loses its P as CgoWait does.
-			tc.calls, tc.lost = bounds{requests * 9 / 10, 4 * requests}, bounds{requests / 2, requests}
-		}
+		kept, lost := pacedLoopSyscalls(t, tc.cfg, requests)
 		t.Logf("%s: the loop's cgo calls over %d requests: %d ended with their P, %d had it taken", tc.name, requests, kept, lost)
 		if calls := kept + lost; calls < tc.calls.min || calls > tc.calls.max {
 			t.Errorf("%s: the trace shows %d cgo calls of the loop for %d requests, want %d to %d", tc.name, calls, requests, tc.calls.min, tc.calls.max)
@@ -77,7 +73,7 @@ func TestAWaitingLoopKeepsItsProcessor(t *testing.T) {
 // pacedLoopSyscalls serves n requests one at a time, a millisecond apart, from an app with one
 // loop and one P (as in a server pinned to one CPU), under the execution tracer. The requests
 // come from pacedClient in a child process.
-func pacedLoopSyscalls(t *testing.T, cfg Config, n int) (kept, lost int, raw bool) {
+func pacedLoopSyscalls(t *testing.T, cfg Config, n int) (kept, lost int) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	a := New(cfg)
@@ -86,7 +82,6 @@ func pacedLoopSyscalls(t *testing.T, cfg Config, n int) (kept, lost int, raw boo
 		t.Fatal(err)
 	}
 	defer a.Shutdown(t.Context())
-	raw = a.loops[0].rawWait
 	client := exec.Command(os.Args[0], "-test.run=^TestPacedClient$")
 	client.Env = append(os.Environ(), "BINDRACE_PACED_CLIENT="+strconv.Itoa(a.Port())+" "+strconv.Itoa(n))
 	var buf bytes.Buffer
@@ -99,7 +94,7 @@ func pacedLoopSyscalls(t *testing.T, cfg Config, n int) (kept, lost int, raw boo
 		t.Fatalf("paced client: %v\n%s", err, out)
 	}
 	kept, lost = syscallEnds(t, &buf, "binding.(*loop).run")
-	return kept, lost, raw
+	return kept, lost
 }
 
 // TestPacedClient is pacedLoopSyscalls' client when its child process runs it; otherwise it

@@ -44,7 +44,8 @@ import (
 //
 // Config.CgoWait turns it off (every wait inside the step, as before). While detached
 // responses are owed the loop parks in the netpoller at once (loop.next), and a loop with
-// Config.OwnProcessor or on io_uring waits inside the step.
+// Config.OwnProcessor waits inside the step. An io_uring loop waits the same way: its epoll
+// descriptor holds the ring's, which polls readable when completions are ready.
 const (
 	rawWaitMs       = 10
 	rawYieldBatches = 4

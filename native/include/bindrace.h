@@ -206,7 +206,8 @@ int br_loop_step(br_loop *loop, br_batch *batch, int wait);
  * make no batch: the embedder's next wait is the poll. BR_ANSWERED instead says that the loop
  * answered requests of those events itself (static routes, errors): traffic that needs no
  * embedder, which a br_loop_step(wait=1) serves for less than a trip out of the core per
- * request. On io_uring it is br_loop_step(wait=0). */
+ * request. On io_uring the descriptor holds the ring alone, readable when completions are ready,
+ * and the step reaps them. */
 enum { BR_MAX_EVENTS = 512, BR_ANSWERED = 2 };
 int br_loop_step_ready(br_loop *loop, br_batch *batch, int ready);
 /* Where the embedder's own epoll_wait puts its events (BR_MAX_EVENTS of them; the loop's memory). */

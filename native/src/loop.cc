@@ -320,9 +320,9 @@ int br_loop_step(br_loop *l, br_batch *b, int wait) {
 }
 
 int br_loop_step_ready(br_loop *l, br_batch *b, int ready) {
-  if (l->ur) return br::uring_step(l, b, 0);
   uint64_t before = l->stats.requests.load(std::memory_order_relaxed);
-  int r = br::step(l, b, 0, ready < 0 ? 0 : ready);
+  // io_uring: the wait saw the ring's fd readable; its completions are reaped, not polled.
+  int r = l->ur ? br::uring_step(l, b, 0) : br::step(l, b, 0, ready < 0 ? 0 : ready);
   bool answered = r == BR_IDLE && l->stats.requests.load(std::memory_order_relaxed) != before;
   return answered ? BR_ANSWERED : r;
 }
