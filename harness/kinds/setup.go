@@ -204,13 +204,18 @@ func checkRemote(o *Options, pl measure.Plan) error {
 }
 
 // checkDB refuses what cannot run a database scenario, before anything starts, and adapts
-// what may: windows the user did not give come down to 1 (with a note in *warnings), since
-// the database scenarios reset the database before every run, one server at a time.
+// what may. A scenario that writes (create-order) needs a fresh copy of the database for every
+// run, so its servers run one at a time: windows the user did not give come down to 1 (with a
+// note in *warnings), windows the user gave are refused. The read-only ones keep interleaved
+// windows, both servers of a pair on one copy reset before the pair.
 func checkDB(o *Options, pl *measure.Plan, names []string, scs []scenario.Scenario, warnings *[]string) error {
-	var dbs []string
+	var dbs, writers []string
 	for _, sc := range scs {
 		if sc.Database != "" {
 			dbs = append(dbs, sc.Name)
+		}
+		if sc.Writes {
+			writers = append(writers, sc.Name)
 		}
 	}
 	if len(dbs) == 0 {
@@ -224,10 +229,11 @@ func checkDB(o *Options, pl *measure.Plan, names []string, scs []scenario.Scenar
 		return setting.Errorf("{loadgen} wrk cannot fill ids per request: the database scenarios (%v) need the built-in load generator", dbs)
 	case o.Fleet != nil:
 		return setting.Errorf("the database scenarios (%v) run on this machine only: its private PostgreSQL is not reachable from {server_host}/{client_hosts}", dbs)
+	case len(writers) == 0:
 	case pl.Windows > 1 && o.Given["windows"]:
-		return setting.Errorf("{windows} %d: the database scenarios (%v) reset the database before every run, so one server runs at a time ({windows} 1)", pl.Windows, dbs)
+		return setting.Errorf("{windows} %d: %v write to the database, which is reset before every run of theirs, so one server runs at a time ({windows} 1)", pl.Windows, writers)
 	case pl.Windows > 1:
-		*warnings = append(*warnings, fmt.Sprintf("the profile's %d windows per run became 1: the database scenarios (%v) reset the database before every run, so one server runs at a time", pl.Windows, dbs))
+		*warnings = append(*warnings, fmt.Sprintf("the profile's %d windows per run became 1: %v write to the database, which is reset before every run of theirs, so one server runs at a time", pl.Windows, writers))
 		pl.Windows = 1
 	}
 	for _, n := range names {

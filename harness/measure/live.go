@@ -27,15 +27,10 @@ type live struct {
 	attached []attachment
 }
 
-// launch readies spec's run (a database scenario's reset), starts its server and verifies its
-// scenario; run gets the times that took. A live server comes back even with an error, for the
+// launch starts spec's server and verifies its scenario; run gets the times that took. The
+// caller readies the run first (prepare). A live server comes back even with an error, for the
 // caller to stop.
 func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
-	prepared, err := r.backend.prepare(ctx, spec)
-	run.Prepared = prepared
-	if err != nil {
-		return nil, err
-	}
 	r.events.status(spec, "starting", 0, 0)
 	pl := r.plan.of(spec)
 	srv, err := r.servers.start(ctx, r.targets[spec.Target], pl, spec, r.backend.env())
@@ -67,6 +62,14 @@ func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
 		}
 	}
 	return lv, nil
+}
+
+// prepare readies spec's run before its server starts (a database scenario's reset); run gets
+// the time that took.
+func (r *Rig) prepare(ctx context.Context, spec Spec, run *Run) error {
+	var err error
+	run.Prepared, err = r.backend.prepare(ctx, spec)
+	return err
 }
 
 // stop ends lv's context and stops its server; attachments not yet detached stop unread.

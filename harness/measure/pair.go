@@ -28,10 +28,11 @@ type Round struct {
 
 // Pair measures a pair of runs, seq[0] first. With one window per run (Plan.Windows <= 1),
 // each run is its own fresh process, seq[1]'s after a cooldown. With several, both servers are
-// started, verified and warmed up (seq[0] first), then measured in Plan.Windows rounds of
-// alternating windows, A B, B A, A B … (a round's order alternates over every round measured),
-// then both stopped. The runs come back in seq's order and carry what was measured even on an
-// error; a run that never started because its partner failed first has Ran false.
+// started, verified and warmed up (seq[0] first; a database scenario's copy reset once, before
+// both), then measured in Plan.Windows rounds of alternating windows, A B, B A, A B … (a
+// round's order alternates over every round measured), then both stopped. The runs come back
+// in seq's order and carry what was measured even on an error; a run that never started
+// because its partner failed first has Ran false.
 func (r *Rig) Pair(ctx context.Context, seq [2]Spec, o PairOptions) ([2]Run, error) {
 	p := pair{r: r, seq: seq, o: o}
 	if r.plan.Windows > 1 {
@@ -121,6 +122,13 @@ func (p pair) interleaved(ctx context.Context) (runs [2]Run, err error) {
 	}
 	for i := range seq {
 		runs[i].Busy, runs[i].Steal = busy, steal
+	}
+	// One reset before both servers start: they share the copy, which only a scenario that
+	// writes could not (it runs one server at a time: kinds.checkDB).
+	if err = r.prepare(ctx, seq[0], &runs[0]); err != nil {
+		return runs, err
+	}
+	for i := range seq {
 		if lvs[i], err = r.launch(ctx, seq[i], &runs[i]); err != nil {
 			return runs, err
 		}

@@ -27,7 +27,7 @@ var dbScenarios = []Scenario{
 		Want: Want{Status: 200, ContentType: "application/json", JSON: true}},
 	{Name: "order-total", Method: "GET", Path: "/db/orders/{id}/total", Database: KeyOrders,
 		Want: Want{Status: 200, ContentType: "application/json", JSON: true}},
-	{Name: "create-order", Method: "POST", Path: "/db/orders", Database: KeyUsers,
+	{Name: "create-order", Method: "POST", Path: "/db/orders", Database: KeyUsers, Writes: true,
 		Header: [][2]string{{"content-type", "application/json"}},
 		Body:   []byte(`{"user_id":{id},"items":[{"sku":"SKU-00042","qty":2,"price_cents":1999},{"sku":"SKU-01234","qty":1,"price_cents":550}]}`),
 		Want:   Want{Status: 201, ContentType: "application/json", JSON: true}},

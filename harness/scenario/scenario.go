@@ -49,6 +49,10 @@ type Scenario struct {
 	// Database names the table whose ids fill IDPlaceholder (KeyUsers, KeyOrders) in a
 	// database scenario (db.go); "" for every other scenario.
 	Database string
+	// Writes marks a database scenario that changes the data: each of its runs needs a fresh
+	// copy of its own, so its servers run one at a time. The others only read, and the two
+	// servers of a pair may share one copy, reset before the pair.
+	Writes bool
 }
 
 // WebSocket reports a WebSocket scenario (see KindWebSocket).

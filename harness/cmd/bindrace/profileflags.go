@@ -122,7 +122,7 @@ func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile
 		setter(pf, fs, "min-pairs", "int", "sequential design: the first look, in pairs (default from the profile, else 6)", parseInt, (*profile.Profile).SetMinPairs)
 		setter(pf, fs, "max-pairs", "int", "sequential design: the last look; pairs run until every check is decided or this many (default from the profile, else 30)", parseInt, (*profile.Profile).SetMaxPairs)
 		setter(pf, fs, "max-time", "duration", "sequential design: wall-clock budget of the whole session, e.g. 5m (default from the profile; 0 = none)", parseDuration, (*profile.Profile).SetMaxTime)
-		field(pf, fs, "windows", "int", "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile; the database scenarios take 1)", parseInt, func(p *profile.Profile) *int { return &p.Windows })
+		field(pf, fs, "windows", "int", "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile; a scenario that writes to the database, create-order, takes 1)", parseInt, func(p *profile.Profile) *int { return &p.Windows })
 	}
 	pf.addMethodFlags(fs)
 	field(pf, fs, "connections", "int", "client connections", parseInt, func(p *profile.Profile) *int { return &p.Connections })
