@@ -21,6 +21,9 @@ import (
 type profileFlags struct {
 	name string                         // --profile
 	set  []func(*profile.Profile) error // in the order the flags were given
+	// last are the setters that go after every other: --sample, which would otherwise be undone
+	// by a --counters given after it.
+	last []func(*profile.Profile) error
 }
 
 // load loads the profile --profile names and writes the flags given over it. An error after
@@ -34,7 +37,7 @@ func (pf *profileFlags) load(fs *pflag.FlagSet) (*profile.Profile, error) {
 	if err != nil {
 		return nil, plainSetting{err} // the file's field, not a flag
 	}
-	for _, set := range pf.set {
+	for _, set := range append(pf.set[:len(pf.set):len(pf.set)], pf.last...) {
 		if err := set(p); err != nil {
 			return nil, err
 		}
@@ -74,6 +77,7 @@ type override[T any] struct {
 	parse func(string) (T, error)
 	apply func(*profile.Profile, T) error
 	text  string
+	last  bool // applied after the other flags (profileFlags.last)
 }
 
 func (o *override[T]) String() string { return o.text }
@@ -85,7 +89,12 @@ func (o *override[T]) Set(s string) error {
 		return err
 	}
 	o.text = s
-	o.pf.set = append(o.pf.set, func(p *profile.Profile) error { return o.apply(p, v) })
+	set := func(p *profile.Profile) error { return o.apply(p, v) }
+	if o.last {
+		o.pf.last = append(o.pf.last, set)
+	} else {
+		o.pf.set = append(o.pf.set, set)
+	}
 	return nil
 }
 
@@ -130,7 +139,8 @@ func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile
 	setter(pf, fs, "scenario", "string", "scenario(s), comma-separated: "+strings.Join(append(scenario.Names(), scenario.DBNames()...), ", ")+" (the database ones start PostgreSQL; replaces the profile's scenarios and extra races)", parseString, (*profile.Profile).SetScenarios)
 	setter(pf, fs, "threshold", "stringArray", "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls per response), live_syscall_max_delta_pct (system calls per response under the live load, paired); repeatable", parseString, (*profile.Profile).SetThreshold)
 	field(pf, fs, "counters", "string", `per-response counters: "perf", "cachegrind" (deterministic, gated A vs B), "syscalls" (the server's system calls in every window of the live load, compared pair by pair), several joined by commas ("perf,cachegrind"), or "none" (default from the profile)`, parseString, func(p *profile.Profile) *string { return &p.Counters })
-	setter(pf, fs, "sample", "bool", `also sample each server's threads during its windows with perf record -e cpu-clock -g (on the client's CPUs; no PMU needed): where its CPU time went per response, by function, user and kernel, by system call; adds "sample" to --counters`, strconv.ParseBool, (*profile.Profile).SetSample)
+	fs.Var(&override[bool]{pf: pf, typ: "bool", parse: strconv.ParseBool, apply: (*profile.Profile).SetSample, last: true}, "sample",
+		`also sample each server's threads during its windows with perf record -e cpu-clock -g (on the client's CPUs; no PMU needed): where its CPU time went per response, by function, user and kernel, by system call; adds "sample" to --counters, wherever --counters stands`)
 	fs.Lookup("sample").NoOptDefVal = "true"
 	field(pf, fs, "cachegrind-n", "int", "requests of the first cachegrind run per repetition; the second sends 2N (default from the profile)", parseInt, func(p *profile.Profile) *int { return &p.CachegrindN })
 	field(pf, fs, "cachegrind-reps", "int", "at most this many cachegrind N/2N measurements per side: two that agree within the measurement's resolution, else a third, and the median is gated (default from the profile)", parseInt, func(p *profile.Profile) *int { return &p.CachegrindReps })

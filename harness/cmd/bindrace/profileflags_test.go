@@ -48,6 +48,28 @@ func TestProfileFlags(t *testing.T) {
 	}
 }
 
+// --sample adds sampling whether --counters comes before or after it; --sample=false takes it
+// away from a --counters that named it.
+func TestSampleFlagOrder(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sample", "--counters", "syscalls"}, "syscalls,sample"},
+		{[]string{"--counters", "syscalls", "--sample"}, "syscalls,sample"},
+		{[]string{"--sample=false", "--counters", "syscalls,sample"}, "syscalls"},
+	} {
+		fs, pf := parseProfileFlags(t, "quick", c.args...)
+		p, err := pf.load(fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Counters != c.want {
+			t.Errorf("%q: counters %q, want %q", c.args, p.Counters, c.want)
+		}
+	}
+}
+
 // A bad value is refused naming the flag when a flag gave it; a bad value of the profile's
 // own, named as the profile's field.
 func TestBadProfileFlagValues(t *testing.T) {
