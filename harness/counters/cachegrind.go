@@ -38,6 +38,7 @@ type CachegrindOptions struct {
 	StopTimeout  time.Duration // wait for the server to exit after SIGTERM, default 120 s
 	Dir          string        // where the cg.<pid> files go; "" = a temporary directory, removed
 	Valgrind     string        // valgrind executable, default "valgrind" from PATH
+	DB           Backend       // a database scenario's trial database; nil for the others
 	// Gap is the pause between batches. > 0 (default 2 ms): a paced single-connection client
 	// waits for a whole batch's responses, then Gap, so every batch meets an idle server and
 	// costs it the same; this is what makes the figure repeat to ~0.1-0.5%. < 0: load.Run in
@@ -89,6 +90,9 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 		return nil, fmt.Errorf("cachegrind: n must be > 0, got %d", n)
 	}
 	o = o.withDefaults(t)
+	if err := checkBackend(t, o.DB, sc); err != nil {
+		return nil, err
+	}
 	valgrind, err := exec.LookPath(o.Valgrind)
 	if err != nil {
 		return nil, fmt.Errorf("cachegrind: valgrind not found (%v): run scripts/setup.sh, which installs it", err)
@@ -248,7 +252,7 @@ func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 		Wrap:         CachegrindWrap(setarch, valgrind, dir),
 		StartTimeout: o.StartTimeout,
 		Log:          o.Log,
-		Env:          ValgrindEnv,
+		Env:          append(backendEnv(o.DB), ValgrindEnv...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start under valgrind: %w", err)
@@ -262,13 +266,14 @@ func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario,
 	addr := srv.Addr()
 	run := &CachegrindRun{Requests: count, StartupS: srv.Startup.Seconds()}
 	if o.Gap > 0 {
-		got, elapsed, err := pacedRun(ctx, addr, exchangeFor(sc, addr), count, o.Pipelining, o.Gap, o.Timeout)
+		got, elapsed, err := pacedRun(ctx, addr, exchangeFor(sc, addr, backendRequests(o.DB, sc, addr)), count, o.Pipelining, o.Gap, o.Timeout)
 		if err != nil {
 			return nil, fmt.Errorf("paced client: %d of %d responses: %w", got, count, err)
 		}
 		run.Responses, run.ElapsedS = got, elapsed.Seconds()
 	} else {
 		cfg := load.ForScenario(sc, addr)
+		cfg.Build = backendRequests(o.DB, sc, addr)
 		cfg.Connections, cfg.Pipelining, cfg.Workers, cfg.Count, cfg.Timeout = o.Connections, o.Pipelining, 1, count, o.Timeout
 		res, err := load.Run(ctx, cfg, load.Hooks{})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
@@ -137,17 +138,20 @@ type exchange interface {
 	read() error                                // consume one answer, or say what is wrong with it
 }
 
-// exchangeFor is the exchange of sc's scenario against addr.
-func exchangeFor(sc scenario.Scenario, addr string) exchange {
+// exchangeFor is the exchange of sc's scenario against addr; build, when not nil, renders
+// every request (a database scenario's, each with the next id of its key sequence).
+func exchangeFor(sc scenario.Scenario, addr string, build load.BuildFunc) exchange {
 	if sc.WebSocket() {
 		return &wsExchange{host: addr, path: sc.Path, payload: sc.Body}
 	}
-	return &httpExchange{request: sc.Request(addr)}
+	return &httpExchange{request: sc.Request(addr), build: build}
 }
 
 // httpExchange sends one HTTP/1.1 request and reads its response.
 type httpExchange struct {
 	request []byte
+	build   load.BuildFunc // nil: request every time
+	seq     uint64         // the next request's number, for build
 	c       net.Conn
 	br      *bufio.Reader
 }
@@ -158,6 +162,10 @@ func (h *httpExchange) open(_ context.Context, c net.Conn) error {
 }
 
 func (h *httpExchange) send() error {
+	if h.build != nil {
+		h.request = h.build(h.request[:0], h.seq)
+		h.seq++
+	}
 	_, err := h.c.Write(h.request)
 	return err
 }

@@ -22,7 +22,7 @@ func TestPacedWebSocketEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(addr string) (int64, error) {
-		n, _, err := pacedRun(context.Background(), addr, exchangeFor(sc, addr), 25, 10, 0, 5*time.Second)
+		n, _, err := pacedRun(context.Background(), addr, exchangeFor(sc, addr, nil), 25, 10, 0, 5*time.Second)
 		return n, err
 	}
 
@@ -73,7 +73,7 @@ func TestPacedHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(addr string, count int64) (int64, error) {
-		n, _, err := pacedRun(context.Background(), addr, exchangeFor(sc, addr), count, 10, time.Millisecond, 5*time.Second)
+		n, _, err := pacedRun(context.Background(), addr, exchangeFor(sc, addr, nil), count, 10, time.Millisecond, 5*time.Second)
 		return n, err
 	}
 	length, reads := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
@@ -126,5 +126,33 @@ func TestHeldConnCounts(t *testing.T) {
 	h.Read(buf)
 	if h.written != 5 || h.readIn != 3 {
 		t.Errorf("written %d read %d, want 5 and 3", h.written, h.readIn)
+	}
+}
+
+// TestPacedBuildsEveryRequest: with a database scenario's builder, every request of a paced
+// run is rendered afresh with the next id of the sequence, across batches, and still leaves a
+// batch in one write.
+func TestPacedBuildsEveryRequest(t *testing.T) {
+	sc, err := scenario.ByName("get-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := make(chan string, 100)
+	addr := loopback.Serve(t, func(c net.Conn, chunk []byte) {
+		for _, head := range strings.Split(string(chunk), "\r\n\r\n") {
+			if line, _, ok := strings.Cut(head, "\r\n"); ok {
+				paths <- strings.Fields(line)[1]
+				fmt.Fprint(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+			}
+		}
+	})
+	build := func(dst []byte, seq uint64) []byte { return sc.AppendRequest(dst, addr, int64(100+seq)) }
+	if n, _, err := pacedRun(context.Background(), addr, exchangeFor(sc, addr, build), 25, 10, time.Millisecond, 5*time.Second); err != nil || n != 25 {
+		t.Fatalf("paced run: %d answered, %v; want 25, nil", n, err)
+	}
+	for i := range 25 {
+		if got, want := <-paths, fmt.Sprintf("/db/users/%d", 100+i); got != want {
+			t.Fatalf("request %d asked for %s, want %s", i, got, want)
+		}
 	}
 }

@@ -22,6 +22,7 @@ type PerfOptions struct {
 	Threads      int
 	StartTimeout time.Duration // default 30 s
 	Timeout      time.Duration // load generator's dial/per-batch timeout, default 10 s
+	DB           Backend       // a database scenario's trial database; nil for the others
 	Log          io.Writer
 	// Sample, when set, also samples the server's threads with perf record during the window
 	// (Sampler). Where that is not possible the result says why and the counters stand.
@@ -64,7 +65,10 @@ type PerfResult struct {
 // responses counted in that window.
 func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOptions) (*PerfResult, error) {
 	o = o.withDefaults()
-	srv, err := t.Start(ctx, targets.StartOptions{Threads: o.Threads, CPUs: o.CPUs, StartTimeout: o.StartTimeout, Log: o.Log})
+	if err := checkBackend(t, o.DB, sc); err != nil {
+		return nil, err
+	}
+	srv, err := t.Start(ctx, targets.StartOptions{Threads: o.Threads, CPUs: o.CPUs, StartTimeout: o.StartTimeout, Log: o.Log, Env: backendEnv(o.DB)})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", t.Name, err)
 	}
@@ -104,6 +108,7 @@ func Perf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PerfOp
 	}
 	addr := srv.Addr()
 	cfg := load.ForScenario(sc, addr)
+	cfg.Build = backendRequests(o.DB, sc, addr)
 	cfg.Connections, cfg.Pipelining, cfg.Workers = o.Connections, o.Pipelining, o.Workers
 	cfg.Warmup, cfg.Duration, cfg.Timeout = o.Warmup, o.Duration, o.Timeout
 	lr, err := load.Run(ctx, cfg, hooks)

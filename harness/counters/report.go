@@ -104,6 +104,7 @@ type Options struct {
 	Keep         string        // cachegrind: keep the cg.<pid> out files here; perf --sample: the perf.data
 	Sample       bool          // perf: also sample where the window's CPU time goes (perf record)
 	SamplePeriod time.Duration // perf --sample: cpu-clock period, 0 = DefaultSamplePeriod
+	DB           Backend       // a database scenario's trial database; nil for the others
 	Log          io.Writer     // progress
 }
 
@@ -133,7 +134,7 @@ func measurePerf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o
 	fmt.Fprintf(o.Log, "counters: %s %s: perf mode, %s warm-up, %s window\n", t.Name, sc.Name, o.Warmup, o.Duration)
 	po := PerfOptions{
 		Connections: o.Connections, Pipelining: o.Pipelining, Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration,
-		CPUs: o.CPUsServer, Threads: o.Threads, StartTimeout: o.StartTimeout, Log: o.Log,
+		CPUs: o.CPUsServer, Threads: o.Threads, StartTimeout: o.StartTimeout, DB: o.DB, Log: o.Log,
 	}
 	if o.Sample {
 		po.Sample = &SamplerOptions{CPUs: o.CPUsClient, Dir: o.Keep, Period: o.SamplePeriod}
@@ -173,7 +174,7 @@ func measureCachegrind(ctx context.Context, t *targets.Target, sc scenario.Scena
 	}
 	res, err := Cachegrind(ctx, t, sc, o.N, CachegrindOptions{
 		Connections: c, Pipelining: o.Pipelining, CPUs: o.CPUsServer, Threads: o.Threads,
-		StartTimeout: o.StartTimeout, Dir: o.Keep, Log: o.Log, Gap: g,
+		StartTimeout: o.StartTimeout, Dir: o.Keep, DB: o.DB, Log: o.Log, Gap: g,
 	})
 	if err != nil {
 		return err
@@ -190,7 +191,7 @@ func measureSyscalls(ctx context.Context, t *targets.Target, sc scenario.Scenari
 	}
 	res, err := PacedSyscalls(ctx, t, sc, PacedSyscallOptions{
 		N: o.N, Pipelining: o.Pipelining, Gap: o.Gap, CPUs: o.CPUsServer, Threads: o.Threads,
-		StartTimeout: o.StartTimeout, Log: o.Log,
+		StartTimeout: o.StartTimeout, DB: o.DB, Log: o.Log,
 	})
 	if err != nil {
 		return fmt.Errorf("%s %s: %v", t.Name, sc.Name, err)

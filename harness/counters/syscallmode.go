@@ -20,6 +20,7 @@ type PacedSyscallOptions struct {
 	Threads      int
 	StartTimeout time.Duration // default 30 s
 	Timeout      time.Duration // paced client's dial and per-batch timeout, default 10 s
+	DB           Backend       // a database scenario's trial database; nil for the others
 	Log          io.Writer
 }
 
@@ -53,12 +54,16 @@ type PacedSyscallResult struct {
 // handshake inside the window), stop.
 func PacedSyscalls(ctx context.Context, t *targets.Target, sc scenario.Scenario, o PacedSyscallOptions) (*PacedSyscallResult, error) {
 	o = o.withDefaults()
-	srv, err := t.Start(ctx, targets.StartOptions{Threads: o.Threads, CPUs: o.CPUs, StartTimeout: o.StartTimeout, Log: o.Log})
+	if err := checkBackend(t, o.DB, sc); err != nil {
+		return nil, err
+	}
+	srv, err := t.Start(ctx, targets.StartOptions{Threads: o.Threads, CPUs: o.CPUs, StartTimeout: o.StartTimeout, Log: o.Log, Env: backendEnv(o.DB)})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", t.Name, err)
 	}
 	defer srv.Stop()
-	pc, err := dialPaced(ctx, srv.Addr(), exchangeFor(sc, srv.Addr()), o.Pipelining, o.Gap, o.Timeout)
+	addr := srv.Addr()
+	pc, err := dialPaced(ctx, addr, exchangeFor(sc, addr, backendRequests(o.DB, sc, addr)), o.Pipelining, o.Gap, o.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("paced client: %w", err)
 	}

@@ -237,9 +237,10 @@ func checkDB(o *Options, pl *measure.Plan, names []string, scs []scenario.Scenar
 		pl.Windows = 1
 	}
 	for _, n := range names {
-		t, err := targets.Resolve(n)
-		if err == nil && t.Kind == targets.KindBinding && t.Static() {
-			return fmt.Errorf("target %s answers in C++ only and has no database routes: the database scenarios (%v) need binding or binding-plain", n, dbs)
+		if t, err := targets.Resolve(n); err == nil {
+			if err := t.RefusesDB(dbs); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -12,25 +13,24 @@ import (
 // backend is what serving a session's scenarios needs besides the server: nothing for the
 // fixed scenarios (plain), the trial database for the database ones (*Database).
 type backend interface {
-	// env is what every server of the session is started with.
-	env() []string
+	// Env is what every server of the session is started with, and Requests renders a
+	// scenario's requests: what a count of a database scenario needs too.
+	counters.Backend
 	// prepare readies spec's run before its server starts; it returns how long that took.
 	prepare(ctx context.Context, spec Spec) (time.Duration, error)
 	// verify checks that target at addr serves scs.
 	verify(ctx context.Context, target, addr string, scs []scenario.Scenario) error
 	// verified is called after a target's preflight verification of scs.
 	verified(ctx context.Context, scs []scenario.Scenario) error
-	// requests renders sc's requests for addr one by one; nil: sc's own fixed request.
-	requests(sc scenario.Scenario, addr string) load.BuildFunc
 }
 
 // plain is the backend of sessions without a database.
 type plain struct{}
 
-func (plain) env() []string                                        { return nil }
+func (plain) Env() []string                                        { return nil }
 func (plain) prepare(context.Context, Spec) (time.Duration, error) { return 0, nil }
 func (plain) verified(context.Context, []scenario.Scenario) error  { return nil }
-func (plain) requests(scenario.Scenario, string) load.BuildFunc    { return nil }
+func (plain) Requests(scenario.Scenario, string) load.BuildFunc    { return nil }
 
 func (plain) verify(ctx context.Context, target, addr string, scs []scenario.Scenario) error {
 	return targets.Verify(ctx, target, addr, scs)

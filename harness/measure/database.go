@@ -161,8 +161,6 @@ func (d *Database) Reset(ctx context.Context) error {
 // Info is the summary's Database: the data set and where it ran.
 func (d *Database) Info() session.DBInfo { return d.info }
 
-func (d *Database) env() []string { return d.Env() }
-
 // prepare clones the trial database afresh before a run of a database scenario (its server is
 // not started yet, so nothing holds a connection to it).
 func (d *Database) prepare(ctx context.Context, spec Spec) (time.Duration, error) {
@@ -211,9 +209,9 @@ func (d *Database) verified(ctx context.Context, scs []scenario.Scenario) error 
 	return nil
 }
 
-// requests renders a database scenario's requests for addr with an id from the sequence of its
+// Requests renders a database scenario's requests for addr with an id from the sequence of its
 // table.
-func (d *Database) requests(sc scenario.Scenario, addr string) load.BuildFunc {
+func (d *Database) Requests(sc scenario.Scenario, addr string) load.BuildFunc {
 	if sc.Database == "" {
 		return nil
 	}

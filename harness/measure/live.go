@@ -33,13 +33,13 @@ type live struct {
 func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
 	r.events.status(spec, "starting", 0, 0)
 	pl := r.plan.of(spec)
-	srv, err := r.servers.start(ctx, r.targets[spec.Target], pl, spec, r.backend.env())
+	srv, err := r.servers.start(ctx, r.targets[spec.Target], pl, spec, r.backend.Env())
 	if err != nil {
 		return nil, err
 	}
 	lctx, cancel := context.WithCancel(ctx)
 	lv := &live{r: r, spec: spec, plan: pl, srv: srv, ctx: lctx, cancel: cancel,
-		drv: newDriver(pl, spec, srv.Addr(), r.fleet, r.backend.requests(spec.Scenario, srv.Addr()))}
+		drv: newDriver(pl, spec, srv.Addr(), r.fleet, r.backend.Requests(spec.Scenario, srv.Addr()))}
 	run.Startup = srv.Startup()
 	go func() {
 		select {

@@ -155,7 +155,7 @@ func (r *Rig) verifyTarget(ctx context.Context, name string, scs []scenario.Scen
 	if err != nil {
 		return err
 	}
-	srv, err := r.servers.start(ctx, t, r.plan, Spec{Target: name}, r.backend.env())
+	srv, err := r.servers.start(ctx, t, r.plan, Spec{Target: name}, r.backend.Env())
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func sampleMachine(ctx context.Context, pl Plan, ev Events, label string) (busy,
 // CPUs and threads: a race's counting step, outside any window.
 func (r *Rig) Cachegrind(ctx context.Context, target string, sc scenario.Scenario, n, pipelining int) (*counters.CachegrindResult, error) {
 	return counters.Cachegrind(ctx, r.targets[target], sc, n, counters.CachegrindOptions{
-		Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), Log: r.serverLog,
+		Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), DB: r.backend, Log: r.serverLog,
 	})
 }
 
@@ -232,7 +232,7 @@ func (r *Rig) Cachegrind(ctx context.Context, target string, sc scenario.Scenari
 // fresh server, n requests counted at pipelining), on the plan's server CPUs and threads.
 func (r *Rig) PacedSyscalls(ctx context.Context, target string, sc scenario.Scenario, n, pipelining int) (*counters.PacedSyscallResult, error) {
 	return counters.PacedSyscalls(ctx, r.targets[target], sc, counters.PacedSyscallOptions{
-		N: n, Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), Log: r.serverLog,
+		N: n, Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), DB: r.backend, Log: r.serverLog,
 	})
 }
 

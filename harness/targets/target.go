@@ -236,6 +236,15 @@ func (t *Target) Build() (map[string]string, error) {
 // only, no database routes.
 func (t *Target) Static() bool { return t.static }
 
+// RefusesDB says why t cannot serve the database scenarios named, nil when it can: a static
+// binding answers from C++ alone and registers no database routes.
+func (t *Target) RefusesDB(scenarios []string) error {
+	if t.Kind == KindBinding && t.static {
+		return fmt.Errorf("target %s answers in C++ only and has no database routes: the database scenarios (%v) need binding or binding-plain", t.Name, scenarios)
+	}
+	return nil
+}
+
 // TakesThreads reports whether the target can be told its thread count: every kind but a
 // cmd: command without "{threads}".
 func (t *Target) TakesThreads() bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -44,6 +45,12 @@ table).
               paced client cachegrind mode uses (one connection, --gap between batches), where
               the count is fixed by the protocol.
 
+A database scenario (get-user, list-orders, order-total, create-order) is counted as a race
+serves it: PostgreSQL (the private cluster, or --db-url) beside the server on the load
+generator's CPUs, every request with the next id of the scenario's key sequence (--keys), so
+two targets are asked for the same rows in the same order. The server's counts are its own:
+PostgreSQL's work is in none of them.
+
 Exit status: 0 ok, 2 error.
 
 Flags:
@@ -58,12 +65,13 @@ type countersArgs struct {
 	asJSON                 bool
 	fold                   string
 	responses              int64
+	db                     *measure.DBOptions
 }
 
 // register puts the flags on fs.
 func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
 	fs.StringVar(&a.target, "target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
-	fs.StringVar(&a.scenario, "scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", "))
+	fs.StringVar(&a.scenario, "scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", ")+", or a database one ("+strings.Join(scenario.DBNames(), ", ")+": PostgreSQL starts beside the server, on the load generator's CPUs)")
 	a.o = counters.Options{Log: stderr}
 	o := &a.o
 	fs.StringVar(&o.Mode, "mode", "perf", strings.Join(counters.Modes, ", "))
@@ -86,6 +94,7 @@ func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
 	fs.StringVar(&a.fold, "fold", "", "instead of measuring: fold FILE, a perf.data recorded elsewhere with perf record -e cpu-clock -g, into --sample's tables")
 	fs.Int64Var(&a.responses, "responses", 0, "with --fold: the responses served while FILE was recorded (0: shares only)")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object on stdout (progress goes to stderr)")
+	a.db = addDBFlags(fs)
 }
 
 // check says what is wrong with the flags, "" when nothing.
@@ -149,6 +158,19 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := interrupt.Context(interrupt.Commands, interrupt.Handlers{})
 	defer stop()
+	if sc.Database != "" {
+		if err := t.RefusesDB([]string{sc.Name}); err != nil {
+			return fail("%v", err) // before PostgreSQL starts for nothing
+		}
+	}
+	d, err := openDB(ctx, *a.db, []scenario.Scenario{sc}, o.CPUsClient, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if d != nil {
+		defer d.Close()
+		o.DB = d
+	}
 	rep, err := counters.Measure(ctx, t, sc, o)
 	if errors.Is(err, counters.ErrNoCounters) {
 		writeCountersReport(stdout, rep, a.asJSON, a.show)

@@ -11,7 +11,7 @@ import (
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-// addDBFlags registers the database scenarios' flags (race, matrix).
+// addDBFlags registers the database scenarios' flags (race, matrix, verify, counters).
 func addDBFlags(fs *pflag.FlagSet) *measure.DBOptions {
 	o := &measure.DBOptions{}
 	fs.StringVar(&o.URL, "db-url", "", "database scenarios: an external PostgreSQL (postgres://user:password@host:port/DB, a role that may create databases) instead of the private cluster bindrace starts; DB is the database the targets use (cloned from DB_template), taken only if it is new, empty or bindrace's own; without DB (or with postgres) bindrace uses its own, bindrace and bindrace_template; its resources are not sampled")
@@ -22,16 +22,17 @@ func addDBFlags(fs *pflag.FlagSet) *measure.DBOptions {
 	return o
 }
 
-// openVerifyDB opens the database `bindrace verify` checks the database scenarios against,
-// when scs has one (nil, nil otherwise): as a race opens it (a private cluster or --db-url,
-// the template, a fresh trial database), its progress lines on stderr.
-func openVerifyDB(ctx context.Context, o measure.DBOptions, scs []scenario.Scenario, stderr io.Writer) (*measure.Database, error) {
+// openDB opens the database `bindrace verify` checks the database scenarios against, or
+// `bindrace counters` counts one on, when scs has one (nil, nil otherwise): as a race opens it
+// (a private cluster or --db-url, the template, a fresh trial database), PostgreSQL on
+// clientCPUs ("" = not pinned), its progress lines on stderr.
+func openDB(ctx context.Context, o measure.DBOptions, scs []scenario.Scenario, clientCPUs string, stderr io.Writer) (*measure.Database, error) {
 	for _, sc := range scs {
 		if sc.Database != "" {
 			if err := o.Check(); err != nil {
 				return nil, err
 			}
-			return measure.OpenDatabase(ctx, o, "", newSessionOutput(stderr).event)
+			return measure.OpenDatabase(ctx, o, clientCPUs, newSessionOutput(stderr).event)
 		}
 	}
 	return nil, nil

@@ -200,6 +200,48 @@ func TestVerifyDB(t *testing.T) {
 	noLeftovers(t)
 }
 
+// `bindrace counters` counts a database scenario with PostgreSQL beside the server: the paced
+// system calls of get-user carry the query the binding writes to PostgreSQL and the answer it
+// reads back on every request, beside the client's recv and send. binding-static is refused
+// before PostgreSQL starts.
+func TestCountersDB(t *testing.T) {
+	r := cli(t, 60*time.Second, "counters", "--mode", "syscalls", "--target", "binding", "--scenario", "get-user",
+		"--pipelining", "1", "--n", "300", "--db-scale", "0.002", "--db-dir", dbDir(), "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		Responses int64 `json:"responses"`
+		Syscalls  struct {
+			BySyscall []struct {
+				Name        string  `json:"name"`
+				PerResponse float64 `json:"per_response"`
+			} `json:"by_syscall"`
+		} `json:"syscalls"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	calls := map[string]float64{}
+	for _, row := range rep.Syscalls.BySyscall {
+		calls[row.Name] = row.PerResponse
+	}
+	// The core receives and sends the client's bytes (recvfrom, sendmsg); Go's net package
+	// writes the query and reads the answer on the pool's connection (write, read).
+	if rep.Responses != 300 || calls["recvfrom"] < 1 || calls["sendmsg"] < 1 || calls["write"] < 1 || calls["read"] < 1 {
+		t.Errorf("responses %d, per response %v: want 300, and recvfrom, sendmsg, write and read at least once each", rep.Responses, calls)
+	}
+
+	r = cli(t, 10*time.Second, "counters", "--mode", "syscalls", "--target", "binding-static", "--scenario", "get-user", "--db-dir", dbDir())
+	if r.code != 2 || !strings.Contains(r.stderr, "has no database routes") || strings.Contains(r.stderr, "starting PostgreSQL") {
+		t.Errorf("binding-static: exit %d, stderr: %s; want 2, refused before PostgreSQL starts", r.code, r.stderr)
+	}
+	if left := postgresLeft(dbDir()); len(left) > 0 {
+		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
+	}
+	noLeftovers(t)
+}
+
 // With --db-url, a database of the harness's template name that lacks its ownership marker is
 // refused with exit 2 and left exactly as it was.
 func TestRaceDBExternalNotOwned(t *testing.T) {

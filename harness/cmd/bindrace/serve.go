@@ -121,7 +121,7 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
-	dbv, err := openVerifyDB(ctx, *dbo, scs, stderr)
+	dbv, err := openDB(ctx, *dbo, scs, "", stderr)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
