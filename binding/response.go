@@ -7,8 +7,13 @@ import "C"
 
 import (
 	"encoding/binary"
+	"slices"
 	"unsafe"
 )
+
+// minAsyncHead is the first buffer a detached Response's headers get: a few headers fit in it,
+// so they cost one allocation.
+const minAsyncHead = 128
 
 const (
 	resOpen     = iota
@@ -134,6 +139,9 @@ func (w *Response) Header(k, v string) error {
 	}
 	n := len(k) + len(v) + 4
 	if w.out == nil {
+		if cap(w.head)-len(w.head) < n { // grow once for a typical head, not per append
+			w.head = slices.Grow(w.head, max(n, minAsyncHead))
+		}
 		w.head = append(append(append(append(w.head, k...), ": "...), v...), "\r\n"...)
 		return nil
 	}
@@ -231,6 +239,31 @@ func (w *Response) Detach() *Response {
 
 func (w *Response) arenaBytes(which int, from, to uint64) []byte {
 	return w.l.arena(which, 0, 0)[from:to]
+}
+
+// Send writes p as the rest of the body and ends the response. A detached Response hands p to
+// the core, which copies it once before Send returns, so the caller may reuse p at once and
+// nothing is buffered in Go (Write then End copies twice). Inside a handler it is Write; the
+// return ends the response.
+func (w *Response) Send(p []byte) error {
+	if w.out != nil {
+		_, err := w.Write(p)
+		return err
+	}
+	if w.state != resOpen {
+		return ErrFinished
+	}
+	if w.shared != nil || w.stream != nil {
+		return ErrResponseStarted
+	}
+	if len(w.body) == 0 {
+		w.body = p
+	} else {
+		w.body = append(w.body, p...)
+	}
+	err := w.End()
+	w.body = nil // p is the caller's again
+	return err
 }
 
 // End finishes a detached response (a no-op inside a handler: returning ends it). When the loop

@@ -2,6 +2,7 @@ package binding
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -39,6 +40,46 @@ func TestAsyncInOrder(t *testing.T) {
 		if got := body(t, roundTrip(t, conn, br, "", "GET")); got != want {
 			t.Fatalf("%q want %q", got, want)
 		}
+	}
+}
+
+// Send ends a response with what was written before it and p; p is the caller's again when it
+// returns (the worker scribbles over it at once), and a finished response refuses more. Inside a
+// handler Send writes, and the return ends the response.
+func TestSend(t *testing.T) {
+	errs := make(chan error, 1)
+	a := testApp(t, Config{}, 1, func(a *App) {
+		a.Get("/send/later", func(w *Response, r *Request) {
+			d := w.Detach()
+			go func() {
+				d.Header("x-k", "v")
+				d.WriteString("written ")
+				p := []byte("sent")
+				err := d.Send(p)
+				copy(p, "XXXX")
+				if err == nil && d.Send(p) != ErrFinished {
+					err = errors.New("a second Send was not refused")
+				}
+				errs <- err
+			}()
+		})
+		a.Get("/send/now", func(w *Response, r *Request) {
+			w.WriteString("in ")
+			w.Send([]byte("handler"))
+		})
+	})
+	c := dial(t, a)
+	br := bufio.NewReader(c)
+	io.WriteString(c, get("/send/later")+get("/send/now"))
+	res := roundTrip(t, c, br, "", "GET")
+	if got := body(t, res); got != "written sent" || res.Header.Get("x-k") != "v" {
+		t.Errorf("detached: body %q, x-k %q", got, res.Header.Get("x-k"))
+	}
+	if err := <-errs; err != nil {
+		t.Error(err)
+	}
+	if got := body(t, roundTrip(t, c, br, "", "GET")); got != "in handler" {
+		t.Errorf("in the handler: body %q", got)
 	}
 }
 

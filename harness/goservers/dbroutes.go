@@ -3,6 +3,7 @@ package goservers
 import (
 	"context"
 	"net/http"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -11,7 +12,21 @@ import (
 
 // The database routes (harness/db.Routes) on the Go targets. Both servers run a handler on the
 // connection's goroutine, so the query blocks that goroutine only, not the server. q nil (the
-// server was started without a database) answers 503.
+// server was started without a database) answers 503. The body is built in a pooled buffer and
+// copied into the server's own (fasthttp's SetBody, net/http's bufio.Writer), as binding-server's
+// workers build it in a buffer each and Send copies it to the core: no target allocates a body
+// per request.
+
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// putBody gives a body buffer back to the pool once its bytes are copied; one grown huge by a
+// rare answer is left to the collector.
+func putBody(bp *[]byte, out []byte) {
+	if cap(out) <= 64<<10 {
+		*bp = out[:0]
+		bodyBufs.Put(bp)
+	}
+}
 
 func fastDB(q *db.Queries, k db.RouteKind) fastHandler {
 	return func(ctx *fasthttp.RequestCtx, ps *params) {
@@ -19,14 +34,16 @@ func fastDB(q *db.Queries, k db.RouteKind) fastHandler {
 		if k == db.RouteCreateOrder {
 			body = ctx.PostBody()
 		}
-		status, out := q.Handle(context.Background(), nil, k, ps.get(0), body)
+		bp := bodyBufs.Get().(*[]byte)
+		status, out := q.Handle(context.Background(), (*bp)[:0], k, ps.get(0), body)
 		ctx.SetStatusCode(status)
 		if status < 300 {
 			ctx.SetContentType("application/json")
 		} else {
 			ctx.SetContentType("text/plain")
 		}
-		ctx.Response.SetBodyRaw(out)
+		ctx.SetBody(out)
+		putBody(bp, out)
 	}
 }
 
@@ -40,7 +57,8 @@ func netDB(q *db.Queries, k db.RouteKind) http.HandlerFunc {
 				return
 			}
 		}
-		status, out := q.Handle(r.Context(), nil, k, []byte(r.PathValue("id")), body)
+		bp := bodyBufs.Get().(*[]byte)
+		status, out := q.Handle(r.Context(), (*bp)[:0], k, []byte(r.PathValue("id")), body)
 		if status < 300 {
 			w.Header()["Content-Type"] = appJSON
 		} else {
@@ -48,5 +66,6 @@ func netDB(q *db.Queries, k db.RouteKind) http.HandlerFunc {
 		}
 		w.WriteHeader(status)
 		w.Write(out)
+		putBody(bp, out)
 	}
 }

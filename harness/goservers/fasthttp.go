@@ -17,7 +17,7 @@ type fastHandler func(ctx *fasthttp.RequestCtx, ps *params)
 // written the way a fasthttp user would for speed (no copies of the video, no allocations for
 // ping and params); q serves the database routes (nil: 503).
 func newFastHTTP(q *db.Queries) *fasthttp.Server {
-	scenario.Video() // built at start-up, as every target does, not on the first request
+	video() // built at start-up, as every target does, not on the first request
 	r := newRouter[fastHandler]()
 	r.handle("GET", "/", fastPing)
 	r.handle("GET", "/id/:id", fastParams)
@@ -79,7 +79,7 @@ func fastJSON(ctx *fasthttp.RequestCtx, _ *params) {
 // socket, so the kernel's send buffer paces it (backpressure) and memory does not grow.
 func fastVideo(ctx *fasthttp.RequestCtx, _ *params) {
 	ctx.SetContentType("video/mp4")
-	ctx.Response.SetBodyRaw(scenario.Video())
+	ctx.Response.SetBodyRaw(video())
 }
 
 // fastUpgrader upgrades ws-echo connections: any Origin, as uWebSockets; no compression (the

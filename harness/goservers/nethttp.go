@@ -24,7 +24,7 @@ var (
 // newNetHTTP is the nethttp target: the scenarios and background routes on the standard
 // library's ServeMux with Go 1.22 patterns; q serves the database routes (nil: 503).
 func newNetHTTP(q *db.Queries) *http.Server {
-	scenario.Video() // built at start-up, as every target does, not on the first request
+	video() // built at start-up, as every target does, not on the first request
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = textPlain
@@ -59,7 +59,7 @@ func newNetHTTP(q *db.Queries) *http.Server {
 		h := w.Header()
 		h["Content-Type"] = videoMP4
 		h["Content-Length"] = videoLength
-		w.Write(scenario.Video())
+		w.Write(video())
 	})
 	// ws-echo: upgrade and echo (ws.go). Any Origin, as uWebSockets; no compression (gorilla's
 	// default, uws: compression 0).

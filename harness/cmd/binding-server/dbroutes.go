@@ -9,11 +9,11 @@ import (
 
 // addDBRoutes registers the four database routes (harness/db.Routes). Every handler detaches:
 // the loop hands the request to a worker goroutine and goes on serving while the query runs,
-// and the worker finishes the response with End. q nil (no database configured) answers 503.
+// and the worker finishes the response with Send. q nil (no database configured) answers 503.
 func addDBRoutes(app *binding.App, q *db.Queries) error {
-	w := newWorkers()
+	w := newDBWorkers(q)
 	for _, rt := range db.Routes {
-		if err := app.Handle(rt.Method, rt.Path, dbHandler(q, rt.Kind, w)); err != nil {
+		if err := app.Handle(rt.Method, rt.Path, dbHandler(rt.Kind, w)); err != nil {
 			return err
 		}
 	}
@@ -25,55 +25,81 @@ type querier interface {
 	Handle(ctx context.Context, dst []byte, k db.RouteKind, id, body []byte) (int, []byte)
 }
 
-func dbHandler(q querier, k db.RouteKind, w *workers) binding.Handler {
+// dbJob is a detached database request on its way to a worker. It travels by value through
+// the workers' channel, so handing a request over allocates nothing (a closure would).
+type dbJob struct {
+	res   *binding.Response
+	kind  db.RouteKind
+	id    [16]byte // the :id parameter, copied: request views die when the handler returns
+	idLen int
+	body  []byte // create-order's body, copied
+}
+
+func dbHandler(k db.RouteKind, w *workers[dbJob]) binding.Handler {
 	return func(res *binding.Response, r *binding.Request) {
-		// Request views die when the handler returns: copy what the worker reads.
-		var id [16]byte
-		n := copy(id[:], r.Param("id"))
-		if len(r.Param("id")) > len(id) {
-			n = len(id) // longer than any valid id: rejected as such by db.ParseID
+		j := dbJob{kind: k}
+		j.idLen = copy(j.id[:], r.Param("id"))
+		if len(r.Param("id")) > len(j.id) {
+			j.idLen = len(j.id) // longer than any valid id: rejected as such by db.ParseID
 		}
-		var body []byte
 		if k == db.RouteCreateOrder {
-			body = append([]byte(nil), r.Body()...)
+			j.body = append([]byte(nil), r.Body()...)
 		}
-		later := res.Detach()
-		w.run(func() {
-			status, out := q.Handle(context.Background(), nil, k, id[:n], body)
-			later.Status(status)
-			if status < 300 {
-				later.Header("content-type", "application/json")
-			} else {
-				later.Header("content-type", "text/plain")
-			}
-			later.Write(out)
-			later.End()
-		})
+		j.res = res.Detach()
+		w.run(j)
 	}
 }
+
+// newDBWorkers answers database jobs from q. Each worker appends the body to a buffer of its
+// own, reused from request to request: Send copies it into the core before it returns.
+func newDBWorkers(q querier) *workers[dbJob] {
+	return newWorkers(func(j dbJob, buf []byte) []byte {
+		status, out := q.Handle(context.Background(), buf[:0], j.kind, j.id[:j.idLen], j.body)
+		j.res.Status(status)
+		if status < 300 {
+			j.res.Header("content-type", "application/json")
+		} else {
+			j.res.Header("content-type", "text/plain")
+		}
+		j.res.Send(out)
+		if cap(out) > maxWorkerBuffer {
+			return nil // one huge answer does not pin its buffer to the worker
+		}
+		return out
+	})
+}
+
+// maxWorkerBuffer is the largest body buffer a worker keeps for the next request
+// (list-orders' 20 orders take about 1.5 KiB).
+const maxWorkerBuffer = 64 << 10
 
 // workers runs the detached requests' work on goroutines that stay for the next request. A
 // fresh goroutine per request starts on the runtime's smallest stack and grows it, copying,
 // inside every query: 4% of the server's CPU on get-user (perf, docs/database.md). There are
-// never more workers than were once busy together, and run never blocks the loop.
-type workers struct {
-	idle chan func()
+// never more workers than were once busy together, and run never blocks the loop. do runs one
+// job with the worker's scratch buffer and returns the buffer to keep.
+type workers[J any] struct {
+	do   func(j J, buf []byte) []byte
+	idle chan J
 }
 
-func newWorkers() *workers { return &workers{idle: make(chan func())} }
+func newWorkers[J any](do func(j J, buf []byte) []byte) *workers[J] {
+	return &workers[J]{do: do, idle: make(chan J)}
+}
 
-// run hands f to an idle worker, or starts one when none is waiting.
-func (w *workers) run(f func()) {
+// run hands j to an idle worker, or starts one when none is waiting.
+func (w *workers[J]) run(j J) {
 	select {
-	case w.idle <- f:
+	case w.idle <- j:
 	default:
-		go w.work(f)
+		go w.work(j)
 	}
 }
 
-func (w *workers) work(f func()) {
+func (w *workers[J]) work(j J) {
+	var buf []byte
 	for {
-		f()
-		f = <-w.idle
+		buf = w.do(j, buf)
+		j = <-w.idle
 	}
 }

@@ -12,7 +12,7 @@ import (
 // a thousand sequential runs start at most a few more (one whose worker has finished but not
 // yet gone back to wait counts as busy), and the workers stay for the next.
 func TestWorkersNeverBlockAndStay(t *testing.T) {
-	w := newWorkers()
+	w := newWorkers(func(f func(), buf []byte) []byte { f(); return buf })
 	hold := make(chan struct{})
 	var started sync.WaitGroup
 	for range 3 {
@@ -43,7 +43,7 @@ func TestWorkersNeverBlockAndStay(t *testing.T) {
 }
 
 // waitIdle waits until n workers wait for work: n runs in a row find an idle worker.
-func waitIdle(t *testing.T, w *workers, n int) {
+func waitIdle(t *testing.T, w *workers[func()], n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		if idleWorkers(w, n) == n {
@@ -57,7 +57,7 @@ func waitIdle(t *testing.T, w *workers, n int) {
 
 // idleWorkers counts up to n workers waiting for work by parking each on a channel, then
 // releases them all.
-func idleWorkers(w *workers, n int) int {
+func idleWorkers(w *workers[func()], n int) int {
 	release := make(chan struct{})
 	var parked sync.WaitGroup
 	got := 0

@@ -80,7 +80,7 @@ func TestDetachedRequestSwitches(t *testing.T) {
 func tracedGetUserApp(t *testing.T, q querier) *binding.App {
 	t.Helper()
 	app := binding.New(binding.Config{})
-	h := dbHandler(q, db.RouteGetUser, newWorkers())
+	h := dbHandler(db.RouteGetUser, newDBWorkers(q))
 	app.Get("/db/users/:id", func(w *binding.Response, r *binding.Request) {
 		trace.Log(context.Background(), logRequest, "")
 		h(w, r)
