@@ -71,7 +71,8 @@ func TestStartStopGoTarget(t *testing.T) {
 	if u.RSSBytes < scenario.VideoSize || u.PeakRSSBytes < u.RSSBytes || u.CPUSeconds <= 0 {
 		t.Errorf("usage %+v", u)
 	}
-	if h, err := s.Info(); err != nil || h.HeapBytes < scenario.VideoSize {
+	// It lives outside the collected heap (goservers/video.go), as the binding keeps it natively.
+	if h, err := s.Info(); err != nil || h.HeapBytes <= 0 || h.HeapBytes >= scenario.VideoSize {
 		t.Errorf("info %+v, %v", h, err)
 	}
 	// taskset execs the server: the pid is the server itself, pinned to CPU 0.
