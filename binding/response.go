@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"encoding/binary"
-	"slices"
 	"unsafe"
 )
 
@@ -140,7 +139,9 @@ func (w *Response) Header(k, v string) error {
 	n := len(k) + len(v) + 4
 	if w.out == nil {
 		if cap(w.head)-len(w.head) < n { // grow once for a typical head, not per append
-			w.head = slices.Grow(w.head, max(n, minAsyncHead))
+			h := make([]byte, len(w.head), len(w.head)+max(n, minAsyncHead)) // not slices.Grow: under -asan it allocates twice
+			copy(h, w.head)
+			w.head = h
 		}
 		w.head = append(append(append(append(w.head, k...), ": "...), v...), "\r\n"...)
 		return nil
