@@ -19,10 +19,10 @@ import (
 
 var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// putBody gives a body buffer back to the pool once its bytes are copied; one grown huge by a
-// rare answer is left to the collector.
+// putBody gives a body buffer back to the pool once its bytes are copied, unless it outgrew
+// db.MaxKeptBody.
 func putBody(bp *[]byte, out []byte) {
-	if cap(out) <= 64<<10 {
+	if cap(out) <= db.MaxKeptBody {
 		*bp = out[:0]
 		bodyBufs.Put(bp)
 	}

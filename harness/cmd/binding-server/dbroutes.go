@@ -62,16 +62,12 @@ func newDBWorkers(q querier) *workers[dbJob] {
 			j.res.Header("content-type", "text/plain")
 		}
 		j.res.Send(out)
-		if cap(out) > maxWorkerBuffer {
+		if cap(out) > db.MaxKeptBody {
 			return nil // one huge answer does not pin its buffer to the worker
 		}
 		return out
 	})
 }
-
-// maxWorkerBuffer is the largest body buffer a worker keeps for the next request
-// (list-orders' 20 orders take about 1.5 KiB).
-const maxWorkerBuffer = 64 << 10
 
 // workers runs the detached requests' work on goroutines that stay for the next request. A
 // fresh goroutine per request starts on the runtime's smallest stack and grows it, copying,
