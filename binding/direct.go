@@ -23,6 +23,26 @@ int br_direct_step_ready(void *p) {
 	br_direct_args *a = p;
 	return br_loop_step_ready(a->loop, a->batch, a->ready);
 }
+
+// A detached answer for br_loop_complete, in the memory of its Response (response.go).
+typedef struct {
+	br_loop *loop;
+	uint64_t conn;
+	uint32_t seq, status, flags;
+	const void *head;
+	size_t head_len;
+	const void *body;
+	size_t body_len;
+	br_body *shared;
+	br_stream *stream;
+} br_complete_args;
+
+int br_direct_complete(void *p) {
+	br_complete_args *a = p;
+	br_loop_complete(a->loop, a->conn, a->seq, a->status, a->flags, a->head, a->head_len, a->body,
+	                 a->body_len, a->shared, a->stream);
+	return 0;
+}
 */
 import "C"
 
@@ -67,6 +87,29 @@ func freeDirectArgs(a *directArgs) { C.free(unsafe.Pointer(a)) }
 // stepDirect is br_loop_step(wait = 0): apply, send, poll without waiting, hand over a batch.
 func stepDirect(a *directArgs) C.int {
 	return C.int(asmcgocall(unsafe.Pointer(C.br_direct_step), unsafe.Pointer(a)))
+}
+
+// completeArgs is a detached answer for completeDirect.
+type completeArgs = C.br_complete_args
+
+// maxDirectAnswer is the largest answer completeDirect copies without telling the runtime: the
+// core copies it (and sends what the socket takes) before the call returns, so a bigger one is
+// a cgo call, where the collector and the scheduler need not wait for the copy.
+const maxDirectAnswer = 64 << 10
+
+// completeDirect is br_loop_complete on the thread's system stack. It never blocks: the answer
+// is sent in place on a non-blocking socket or queued for the loop (inbox.cc). Only the args
+// block travels, so the call carries no Go pointer for cgo to check, where a cgo call checks the
+// head's and the body's (about 250 instructions) and enters and leaves a system call (about
+// 270), the first of which wakes sysmon when every P was idle.
+func completeDirect(a *completeArgs) {
+	asmcgocall(unsafe.Pointer(C.br_direct_complete), unsafe.Pointer(a))
+}
+
+// completeCgo is br_loop_complete as a cgo call, for answers over maxDirectAnswer.
+func completeCgo(a *completeArgs) {
+	C.br_loop_complete(a.loop, a.conn, a.seq, a.status, a.flags, a.head, a.head_len, a.body,
+		a.body_len, a.shared, a.stream)
 }
 
 // stepReadyDirect is br_loop_step_ready: the same, with the events the raw wait got.

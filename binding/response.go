@@ -41,6 +41,16 @@ type Response struct {
 	bodyEnd uint64
 	head    []byte // async: Go-side buffers
 	body    []byte
+	call    *completeArgs // detached: the answer's arguments for the core (end), see detached
+}
+
+// detached is what Detach allocates: the Response and, in the same object, the block its end
+// passes to the core. On end's stack the block would cost no allocation either, but -asan's
+// pointer checks move it to the heap at every call; inside the Response in-handler answers
+// would clear it on every request (+2.5% instructions on ping).
+type detached struct {
+	Response
+	args completeArgs
 }
 
 func (w *Response) begin(l *loop, cr *C.br_request, out *C.br_response) {
@@ -229,8 +239,10 @@ func (w *Response) Detach() *Response {
 	if w.state != resOpen || w.out == nil {
 		return w
 	}
-	a := &Response{l: w.l, conn: w.conn, seq: w.seq, status: w.status, flags: w.flags,
-		shared: w.shared}
+	d := &detached{Response: Response{l: w.l, conn: w.conn, seq: w.seq, status: w.status,
+		flags: w.flags, shared: w.shared}}
+	a := &d.Response
+	a.call = &d.args
 	a.head = append([]byte(nil), w.arenaBytes(0, w.headOff, w.headEnd)...)
 	a.body = append([]byte(nil), w.arenaBytes(1, w.bodyOff, w.bodyEnd)...)
 	w.state = resDetached
@@ -293,17 +305,25 @@ func (w *Response) end() error {
 		flags |= C.BR_RES_STREAM
 		st = w.stream.c
 	}
-	var hp, bp unsafe.Pointer
+	// w.call holds the head's and body's pointers, which keeps them alive while the core reads them.
+	a := w.call
+	*a = completeArgs{loop: w.l.c, conn: C.uint64_t(w.conn), seq: C.uint32_t(w.seq),
+		status: C.uint32_t(w.status), flags: flags, head_len: C.size_t(len(w.head)),
+		body_len: C.size_t(len(w.body)), shared: sb, stream: st}
 	if len(w.head) > 0 {
-		hp = unsafe.Pointer(&w.head[0])
+		a.head = unsafe.Pointer(&w.head[0])
 	}
 	if len(w.body) > 0 {
-		bp = unsafe.Pointer(&w.body[0])
+		a.body = unsafe.Pointer(&w.body[0])
 	}
 	ok := w.l.locked(func() {
-		C.br_loop_complete(w.l.c, C.uint64_t(w.conn), C.uint32_t(w.seq), C.uint32_t(w.status), flags,
-			hp, C.size_t(len(w.head)), bp, C.size_t(len(w.body)), sb, st)
+		if len(w.head)+len(w.body) <= maxDirectAnswer {
+			completeDirect(a)
+		} else {
+			completeCgo(a)
+		}
 	})
+	a.head, a.body = nil, nil // the caller's buffers are not kept alive by a finished Response
 	if !ok {
 		return ErrClosed
 	}

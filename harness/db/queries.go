@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"strconv"
 	"unicode/utf8"
 
@@ -180,7 +181,8 @@ type PoolOptions struct {
 }
 
 // NewQueries opens a pool of o.Size connections to url (Store.URL()) and prepares the four
-// statements on each.
+// statements on each. Every connection's socket does its reads and writes as raw system calls
+// (RawSocket), so a query costs each target the same and wakes no sysmon.
 func NewQueries(ctx context.Context, url string, o PoolOptions) (*Queries, error) {
 	if o.Size == 0 {
 		o.Size = DefaultPoolSize
@@ -190,6 +192,9 @@ func NewQueries(ctx context.Context, url string, o PoolOptions) (*Queries, error
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
 	cfg.MaxConns, cfg.MinConns = int32(o.Size), int32(o.Size)
+	cfg.ConnConfig.AfterNetConnect = func(_ context.Context, _ *pgconn.Config, c net.Conn) (net.Conn, error) {
+		return RawSocket(c), nil
+	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		for _, st := range Statements {
 			if _, err := c.Prepare(ctx, st.Name, st.SQL); err != nil {
