@@ -22,6 +22,17 @@ import (
 type rawConn struct {
 	net.Conn
 	rc syscall.RawConn
+	// A read and a write may run at once (pgx's background reader reads while a query is
+	// written), so each has its own state and its callback, bound once: a call allocates nothing.
+	rd, wr          rawOp
+	readFn, writeFn func(fd uintptr) bool
+}
+
+// rawOp is one read or write in progress: its buffer, the bytes done, the call's error.
+type rawOp struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
 }
 
 // RawSocket wraps c, when it is a socket with a RawConn (TCP, Unix), in a net.Conn whose reads
@@ -36,60 +47,77 @@ func RawSocket(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &rawConn{Conn: c, rc: rc}
+	r := &rawConn{Conn: c, rc: rc}
+	r.readFn, r.writeFn = r.readOnce, r.writeAll
+	return r
 }
 
 func (c *rawConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n uintptr
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			if errno != syscall.EINTR {
-				return errno != syscall.EAGAIN
-			}
-		}
-	})
+	c.rd = rawOp{p: p}
+	err := c.rc.Read(c.readFn)
+	op := c.rd
+	c.rd.p = nil
 	switch {
 	case err != nil:
 		return 0, err // the RawConn's own: a deadline, a closed connection
-	case errno != 0:
-		return 0, c.opError("read", os.NewSyscallError("read", errno))
-	case n == 0:
+	case op.errno != 0:
+		return 0, c.opError("read", os.NewSyscallError("read", op.errno))
+	case op.n == 0:
 		return 0, io.EOF
 	}
-	return int(n), nil
+	return op.n, nil
+}
+
+// readOnce reads once into c.rd.p; false on EAGAIN, to wait until the socket is readable.
+func (c *rawConn) readOnce(fd uintptr) bool {
+	p := c.rd.p
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch e {
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.rd.n, c.rd.errno = int(n), e
+			return true
+		}
+	}
 }
 
 func (c *rawConn) Write(p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			switch e {
-			case 0:
-				done += int(n)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait until the socket is writable
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wr = rawOp{p: p}
+	err := c.rc.Write(c.writeFn)
+	op := c.wr
+	c.wr.p = nil
 	switch {
 	case err != nil:
-		return done, err
-	case errno != 0:
-		return done, c.opError("write", os.NewSyscallError("write", errno))
+		return op.n, err
+	case op.errno != 0:
+		return op.n, c.opError("write", os.NewSyscallError("write", op.errno))
 	}
-	return done, nil
+	return op.n, nil
+}
+
+// writeAll writes what is left of c.wr.p; false on EAGAIN, to wait until the socket is writable.
+func (c *rawConn) writeAll(fd uintptr) bool {
+	p := c.wr.p
+	for c.wr.n < len(p) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[c.wr.n])), uintptr(len(p)-c.wr.n))
+		switch e {
+		case 0:
+			c.wr.n += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.wr.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 func (c *rawConn) opError(op string, err error) error {

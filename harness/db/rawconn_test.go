@@ -102,3 +102,36 @@ func TestRawSocketLeavesOtherConnections(t *testing.T) {
 		t.Fatalf("RawSocket(net.Pipe) = %T, want the pipe itself", c)
 	}
 }
+
+// A read and a write allocate nothing: each runs its callback bound once, with its state in
+// the connection (a closure per call allocated it, and its results, every time).
+func TestRawSocketAllocatesNothing(t *testing.T) {
+	raw, peer := rawPair(t)
+	go func() { // echoes every byte, with the standard library's allocation-free read and write
+		var b [64]byte
+		for {
+			n, err := peer.Read(b[:])
+			if err != nil {
+				return
+			}
+			if _, err := peer.Write(b[:n]); err != nil {
+				return
+			}
+		}
+	}()
+	var b [1]byte
+	round := func() {
+		if _, err := raw.Write(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(raw, b[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		round()
+	}
+	if allocs := testing.AllocsPerRun(200, round); allocs != 0 {
+		t.Errorf("%v allocations per write and read", allocs)
+	}
+}
