@@ -43,7 +43,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 	}
 	samples := map[string]map[string][]float64{"a": {}, "b": {}}
 	fns, files := map[string][]*counters.Breakdown{}, map[string][]*counters.Breakdown{}
-	res := map[string]float64{} // per side, the widest resolution of its instruction counts
+	res := map[string][]float64{} // per side, each repetition's resolution of its instruction count
 	settled := map[string]bool{}
 	for rep := 1; rep <= p.CachegrindReps && !(settled["a"] && settled["b"]); rep++ {
 		for _, sd := range []struct{ key, name string }{{"a", s.A}, {"b", s.B}} {
@@ -61,7 +61,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 			for k, v := range counters.RoundMap(cg.PerResponse) {
 				samples[sd.key][k] = append(samples[sd.key][k], v)
 			}
-			res[sd.key] = max(res[sd.key], cg.Resolution[counters.Instructions])
+			res[sd.key] = append(res[sd.key], cg.Resolution[counters.Instructions])
 			if cg.Functions != nil && cg.Files != nil {
 				fns[sd.key], files[sd.key] = append(fns[sd.key], cg.Functions), append(files[sd.key], cg.Files)
 			}

@@ -361,15 +361,18 @@ func TestPairsNeeded(t *testing.T) {
 
 func TestAgreedCount(t *testing.T) {
 	for _, c := range []struct {
-		xs   []float64
-		res  float64
-		want float64
-		done bool
+		xs, res []float64
+		want    float64
+		done    bool
 	}{
-		{[]float64{2173}, 11.8, 0, false},
-		{[]float64{2173, 2175}, 11.8, 2174, true},       // within binding's resolution at N = 20,000
-		{[]float64{2173, 2209}, 11.8, 0, false},         // 36 apart: take a third
-		{[]float64{2173, 2209, 2174}, 11.8, 2174, true}, // the median drops the outlier
+		{[]float64{2173}, []float64{11.8}, 0, false},
+		{[]float64{2173, 2175}, []float64{11.8, 11.8}, 2174, true},             // within binding's resolution at N = 20,000
+		{[]float64{2173, 2209}, []float64{11.8, 11.8}, 0, false},               // 36 apart: take a third
+		{[]float64{2173, 2209, 2174}, []float64{11.8, 11.8, 11.8}, 2174, true}, // the median drops the outlier
+		// A race's A/A count (release-linux, N = 5,000): the second repetition caught a heap
+		// growth, and its own coarse resolution must not make it agree.
+		{[]float64{1840.0, 1864.5}, []float64{10.6, 38.2}, 0, false},
+		{[]float64{1840.0, 1864.5, 1841.1}, []float64{10.6, 38.2, 9.9}, 1841.1, true},
 	} {
 		v, done := AgreedCount(c.xs, c.res)
 		if done != c.done || (done && v != c.want) {
