@@ -13,8 +13,11 @@ import (
 const Deterministic = "cachegrind"
 
 // checkCounters applies Thresholds.CounterMaxDeltaPct: A's per-response count may exceed B's
-// by at most the given percent. Counts are deterministic, so no interval is involved; a
-// counter missing, or counted in a non-deterministic mode, is INCONCLUSIVE, never a silent pass.
+// by at most the given percent. Counts are nearly deterministic, so no interval is involved,
+// but each side's count is known only to its resolution (time-driven work of the runtime, a
+// one-off heap growth): a delta within the sides' resolutions of the limit decides nothing
+// (INCONCLUSIVE, naming the band). A counter missing, or counted in a non-deterministic mode,
+// is INCONCLUSIVE too, never a silent pass.
 func checkCounters(d *decision, s *session.Summary) {
 	for _, name := range sortedNames(s.Thresholds.CounterMaxDeltaPct) {
 		limit := s.Thresholds.CounterMaxDeltaPct[name]
@@ -31,16 +34,34 @@ func checkCounters(d *decision, s *session.Summary) {
 			c.Delta = ptr(delta)
 			c.Reason = fmt.Sprintf("%s per response (cachegrind): %s %.1f vs %s %.1f, delta %+.3f%%%s, limit %+.2f%%",
 				name, side(s.A, "A"), a, side(s.B, "B"), b, delta, spread(s, name), limit)
-			c.Verdict = session.Pass
-			if delta > limit {
-				c.Verdict = session.Fail
-			}
+			band := resolutionBand(s.CounterResolution["a"][name], s.CounterResolution["b"][name], b)
+			c.Verdict = beyondBand(&c, delta, band, limit)
 		}
 		d.add(c)
 		if name == attributed {
 			noteAttribution(d, s, name)
 		}
 	}
+}
+
+// resolutionBand is how far, in percent of count b, a delta between two counts of resolutions
+// resA and resB may be off: each count lies within half its resolution of its build's.
+func resolutionBand(resA, resB, b float64) float64 {
+	return (resA + resB) / 2 / b * 100
+}
+
+// beyondBand decides a count's delta against a "max" limit: FAIL only when it exceeds the limit
+// by more than band, PASS only when it stays under it by at least band, else INCONCLUSIVE, and
+// says so in c's reason.
+func beyondBand(c *session.Check, delta, band, limit float64) string {
+	switch {
+	case delta-band > limit:
+		return session.Fail
+	case delta+band <= limit:
+		return session.Pass
+	}
+	c.Reason += fmt.Sprintf(" (within the counts' resolution of the limit: ±%.2f%%; a delta beyond %+.2f%% would FAIL, one under %+.2f%% PASS)", band, limit+band, limit-band)
+	return session.Inconclusive
 }
 
 // counterDeltas is A's count against B's, in percent, for each counter both sides measured

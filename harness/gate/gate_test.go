@@ -280,6 +280,33 @@ func TestCountersAgainstB(t *testing.T) {
 	}
 }
 
+// TestCountsDecideNothingWithinTheirResolution: with each side's count known to its resolution
+// (p10: about 10 instructions of 1,830), a delta that could be the limit's either side is
+// INCONCLUSIVE, naming the band; beyond it the check still decides both ways.
+func TestCountsDecideNothingWithinTheirResolution(t *testing.T) {
+	for _, c := range []struct {
+		a, b, res float64
+		want      string
+	}{
+		{1840, 1830, 10, session.Inconclusive}, // +0.55% ± 0.55%: could be over +1%
+		{1840, 1830, 4, session.Pass},          // ± 0.22%: under +1% whatever the noise
+		{1854, 1830, 10, session.Inconclusive}, // +1.31%: over the limit, but within the band
+		{1870, 1830, 10, session.Fail},         // +2.19%: over the limit by more than the band
+		{2514, 2214, 12, session.Fail},         // binding-plain vs binding
+		{1830, 1830, 0, session.Pass},          // no resolution recorded (a session before it): as before
+	} {
+		s := withCounts(c.a, c.b)
+		if c.res > 0 {
+			s.CounterResolution = map[string]map[string]float64{"a": {"instructions": c.res}, "b": {"instructions": c.res}}
+		}
+		v, rs, checks := Decide(s, nil)
+		ch := check(checks, "instructions")
+		if ch == nil || ch.Verdict != c.want || (c.want == session.Inconclusive && !has(rs, "within the counts' resolution")) {
+			t.Errorf("%.0f vs %.0f, resolution %.0f: %s %q, want the instruction check %s", c.a, c.b, c.res, v, rs, c.want)
+		}
+	}
+}
+
 func baselineOf(s *session.Summary) *session.Baseline {
 	b, err := NewBaseline([]*session.Summary{s}, "results/x")
 	if err != nil {

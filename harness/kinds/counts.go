@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/measure"
@@ -79,6 +80,10 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 		}
 	}
 	s.CounterSamples = samples
+	s.CounterResolution = map[string]map[string]float64{}
+	for key, rs := range res {
+		s.CounterResolution[key] = map[string]float64{counters.Instructions: slices.Min(rs)}
+	}
 	// Per function and per file, each row's median over the same repetitions: what the gate's
 	// attribution of an instruction check subtracts.
 	for _, key := range []string{"a", "b"} {
@@ -95,5 +100,6 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 // keepCounts copies into s what the counts step measured into counted (countInto).
 func keepCounts(s, counted *session.Summary) {
 	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
+	s.CounterResolution = counted.CounterResolution
 	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
 }
