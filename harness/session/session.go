@@ -282,15 +282,15 @@ type Summary struct {
 	Counters map[string]map[string]float64 `json:"counters"`
 	// CounterDeltaPct is A's count per response against B's, in percent, for each counter both
 	// sides measured (B above 0): what the counters checks and the reports compare.
-	CounterDeltaPct     map[string]float64              `json:"counter_delta_pct,omitempty"`
-	CountersMode        string                          `json:"counters_mode,omitempty"`
-	CounterSamples      map[string]map[string][]float64 `json:"counter_samples,omitempty"`
+	CounterDeltaPct map[string]float64              `json:"counter_delta_pct,omitempty"`
+	CountersMode    string                          `json:"counters_mode,omitempty"`
+	CounterSamples  map[string]map[string][]float64 `json:"counter_samples,omitempty"`
 	// CounterResolution is, by side and counter, the resolution of its count: how far another
 	// measurement of the same build may fall from it (the finest among the repetitions it
 	// settled on). The counters checks decide nothing within it.
-	CounterResolution map[string]map[string]float64 `json:"counter_resolution,omitempty"`
-	CounterShape        *CounterShape                   `json:"counter_shape,omitempty"`
-	CountersUnsupported map[string]string               `json:"counters_unsupported,omitempty"`
+	CounterResolution   map[string]map[string]float64 `json:"counter_resolution,omitempty"`
+	CounterShape        *CounterShape                 `json:"counter_shape,omitempty"`
+	CountersUnsupported map[string]string             `json:"counters_unsupported,omitempty"`
 	// Breakdowns are each side's cachegrind instructions per response by function and by file
 	// ("a"/"b"), and Attribution the ranked deltas of every instruction check (gate.Apply).
 	Breakdowns  map[string]*Breakdowns `json:"breakdowns,omitempty"`
