@@ -24,14 +24,38 @@ import (
 
 // Decide applies s.Thresholds to s, and the baseline's counts when base is not nil (MatchBaseline
 // has found the entry and refused mismatches first). Each instruction check's reason is followed
-// by the first rows of its attribution in s.Attribution (Apply fills it).
+// by the first rows of its attribution in s.Attribution (Apply fills it). Figures reported as
+// context (Apply stores them in s.Context) are in the reasons and never in the verdict.
 func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []string, checks []session.Check) {
+	d := decide(s, base, currentRule)
+	return d.verdict, d.reasons, d.checks
+}
+
+// rule is which checks gate. Only the current rule gates a race; the old one is kept to tell a
+// re-gated session what it said under it (regate.go).
+type rule struct {
+	// closedP99 gates a closed-loop race's p99 against max_p99_delta_pct, as every race did
+	// before a saturated closed loop's p99 became context (contextP99).
+	closedP99 bool
+}
+
+var (
+	currentRule = rule{}
+	oldP99Rule  = rule{closedP99: true}
+)
+
+// decide is Decide under rule r.
+func decide(s *session.Summary, base *Baseline, r rule) *decision {
 	d := &decision{verdict: session.Pass}
-	if s.Rate != nil {
+	switch {
+	case s.Rate != nil:
 		checkOpenLoop(d, s)
-	} else {
+	case r.closedP99:
 		checkThroughput(d, s)
-		checkP99(d, s)
+		d.add(pairedCheck(s, stats.MetricP99, s.Thresholds.MaxP99DeltaPct, "max"))
+	default:
+		checkThroughput(d, s)
+		contextP99(d, s)
 	}
 	checkLiveSyscalls(d, s)
 	checkErrors(d, s)
@@ -45,11 +69,11 @@ func Decide(s *session.Summary, base *Baseline) (verdict string, reasons []strin
 		d.verdict = session.Incomplete
 		d.reasons = append([]string{"session incomplete: " + s.Incomplete + " (never a PASS; the figures below cover what was measured)"}, d.reasons...)
 	}
-	return d.verdict, d.reasons, d.checks
+	return d
 }
 
-// Apply runs Decide and stores the verdict, reasons, checks and headline in s, with the race's
-// resolving power at its (possibly new) threshold.
+// Apply runs Decide and stores the verdict, reasons, checks, context figures and headline in s,
+// with the race's resolving power at its (possibly new) threshold.
 func Apply(s *session.Summary, base *Baseline) {
 	s.CounterDeltaPct = counterDeltas(s.Counters)
 	s.Resolution = nil
@@ -57,15 +81,18 @@ func Apply(s *session.Summary, base *Baseline) {
 		s.Resolution = stats.ResolutionOf(s, decideOn(s))
 	}
 	s.Attribution = attributions(s, base)
-	s.Verdict, s.Reasons, s.Checks = Decide(s, base)
+	d := decide(s, base, currentRule)
+	s.Verdict, s.Reasons, s.Checks, s.Context = d.verdict, d.reasons, d.checks, d.context
 	s.Headline = Headline(s)
 }
 
-// decision accumulates checks and keeps the worst verdict seen.
+// decision accumulates checks and keeps the worst verdict seen; context holds the figures
+// reported beside the checks, which no verdict counts.
 type decision struct {
 	verdict string
 	reasons []string
 	checks  []session.Check
+	context []session.Check
 }
 
 func (d *decision) add(c session.Check) {
@@ -118,10 +145,6 @@ func checkThroughput(d *decision, s *session.Summary) {
 		c.Reason += fmt.Sprintf("; this race resolves ±%.1f%%: only a regression beyond %.1f%% would FAIL", r.HalfWidthPct, r.DetectablePct)
 	}
 	d.add(c)
-}
-
-func checkP99(d *decision, s *session.Summary) {
-	d.add(pairedCheck(s, stats.MetricP99, s.Thresholds.MaxP99DeltaPct, "max"))
 }
 
 // pairedCheck judges one paired metric against limit: bound "min" wants the delta at or above

@@ -10,10 +10,13 @@ import (
 )
 
 // Headline is the one line printed at the end of a race and at the top of the report, e.g.
-// "binding +12.7% vs uws (pinned 20.30.0), 10/10 pairs won, regression threshold passed".
-// The pinned version comes from s.BVersion; the verdict from s.Verdict (call Decide first, or
-// use Apply). A race decided on throughput per server CPU-second says so, and one run with
-// unequal server threads names both counts.
+// "PASS: binding +12.7% throughput vs uws (pinned 20.30.0), 10/10 pairs won, regression
+// threshold passed; p99 -23.9% (saturation, context)". It opens with the verdict, names the
+// figure the verdict rests on (throughput, throughput per server CPU-second, or p99 at a rate)
+// with the pairs won on that figure, and ends with the figures reported as context, so that
+// nothing it shows reads as what decided. The pinned version comes from s.BVersion; the
+// verdict from s.Verdict (call Decide first, or use Apply). One run with unequal server threads
+// names both counts.
 func Headline(s *session.Summary) string {
 	a, b := s.A, s.B
 	if s.UnequalThreads {
@@ -23,11 +26,9 @@ func Headline(s *session.Summary) string {
 	if s.BVersion != "" {
 		b += " (pinned " + s.BVersion + ")"
 	}
-	delta, per := s.MedianDeltaPct, ""
-	if decideOn(s) == stats.MetricRPSPerCPUSec {
-		delta, per = s.Paired[stats.MetricRPSPerCPUSec].MedianPct, " per server CPU-second"
-	}
-	line := fmt.Sprintf("%s %+.1f%%%s vs %s, %d/%d pairs won, ", a, finiteOr0(delta), per, b, s.Wins, len(s.Pairs))
+	metric := decideOn(s)
+	won, of := winsOn(s, metric)
+	line := fmt.Sprintf("%s %+.1f%% %s vs %s, %d/%d pairs won, ", a, finiteOr0(s.Paired[metric].MedianPct), DecidedFigure(metric), b, won, of)
 	switch d, counted := s.CounterDeltaPct["instructions"]; {
 	case s.Rate != nil:
 		line = openHeadline(s, a, b)
@@ -35,6 +36,11 @@ func Headline(s *session.Summary) string {
 		// Decided by the deterministic counts before any pair (or stopped before the pairs).
 		line = fmt.Sprintf("%s %+.1f%% instructions per response vs %s, no pairs, ", a, d, b)
 	}
+	verdict := s.Verdict
+	if verdict == "" {
+		verdict = "NOT EVALUATED"
+	}
+	line = verdict + ": " + line
 	if s.UnequalThreads {
 		line = "UNEQUAL THREADS: " + line
 	}
@@ -42,22 +48,65 @@ func Headline(s *session.Summary) string {
 	if s.Design != nil && s.Design.Kind == session.DesignSequential && s.Stop != nil && len(s.Pairs) > 0 {
 		stop = ", " + StopText(s)
 	}
+	return line + outcome(s) + stop + contextText(s)
+}
+
+// outcome is the headline's words for the verdict.
+func outcome(s *session.Summary) string {
 	switch s.Verdict {
 	case session.Pass:
-		return line + "regression threshold passed" + stop
+		return "regression threshold passed"
 	case session.Fail:
-		return line + "regression threshold failed" + firstCause(s, session.Fail) + stop
+		return "regression threshold failed" + firstCause(s, session.Fail)
 	case session.Inconclusive:
-		return line + "regression threshold inconclusive" + firstCause(s, session.Inconclusive) + stop
+		return "regression threshold inconclusive" + firstCause(s, session.Inconclusive)
 	case session.Incomplete:
 		why := s.Incomplete
 		if why == "" {
 			why = "cut short"
 		}
-		return line + "session incomplete (" + strings.TrimSpace(why) + ")"
+		return "session incomplete (" + strings.TrimSpace(why) + ")"
 	default:
-		return line + "regression threshold not evaluated"
+		return "regression threshold not evaluated"
 	}
+}
+
+// DecidedFigure names the throughput figure a closed-loop verdict rests on, as the headline and
+// the reports' headline cards word it.
+func DecidedFigure(metric string) string {
+	if metric == stats.MetricRPSPerCPUSec {
+		return "per server CPU-second"
+	}
+	return "throughput"
+}
+
+// winsOn counts the pairs A won on metric, out of the pairs that measured it: the headline's
+// "pairs won" must be on the figure it shows.
+func winsOn(s *session.Summary, metric string) (won, of int) {
+	if metric == stats.MetricRPS {
+		return s.Wins, len(s.Pairs)
+	}
+	deltas := stats.EvidenceOf(s.Pairs, metric).ForPass
+	for _, x := range deltas {
+		if x > 0 {
+			won++
+		}
+	}
+	return won, len(deltas)
+}
+
+// contextText lists the context figures after the verdict: "; p99 -23.9% (saturation, context)".
+func contextText(s *session.Summary) string {
+	var parts []string
+	for _, c := range s.Context {
+		if c.Delta != nil {
+			parts = append(parts, fmt.Sprintf("%s %+.1f%% (%s, context)", metricLabel[c.Metric], *c.Delta, contextWhy(s)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
 }
 
 // StopText says how a race's pairs ended: "decided after 8 of at most 30 pairs in 1m52s",

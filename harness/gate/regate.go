@@ -108,6 +108,10 @@ func regateOne(dir string, overrides []string, baseFile *session.Baseline, basel
 			return nil, err
 		}
 	}
+	ruleChanged := gatedClosedP99(s)
 	Apply(s, base)
+	if ruleChanged {
+		noteRuleChange(s, base)
+	}
 	return s, nil
 }

@@ -360,11 +360,17 @@ func (p *Profile) GateThresholds() session.Thresholds {
 	return th
 }
 
-// FallibleChecks is how many statistical checks of this profile can FAIL a release: throughput
-// and p99 in every race, and live system calls per response where they are gated. They share
-// the false-FAIL budget 1-Confidence (stats.CheckLevel).
+// FallibleChecks is how many statistical checks of this profile can FAIL a release: in each
+// closed-loop race throughput alone (its p99 is context: a saturated closed loop's p99 is its
+// queue over its throughput, gate/context.go), in each open-loop race p50 and p99 (the rate
+// fixes throughput), and live system calls per response where they are gated. They share the
+// false-FAIL budget 1-Confidence (stats.CheckLevel); gate_test holds this count to the checks
+// gate.Decide makes.
 func (p *Profile) FallibleChecks() int {
-	per := 2
+	per := 1
+	if p.OpenLoop() {
+		per = 2
+	}
 	if p.Thresholds.LiveSyscallMaxDeltaPct != nil {
 		per++
 	}
@@ -385,6 +391,10 @@ func (p *Profile) Design() (*session.Design, error) {
 	if sq.MinPairs < 2 {
 		return nil, setting.Errorf("sequential {min_pairs} must be at least 2 (got %d)", sq.MinPairs)
 	}
+	if need := p.DecisivePairs(); sq.MaxPairs < need {
+		return nil, setting.Errorf("{max_pairs} %d can decide nothing: with %d gated check(s) sharing the %s false-FAIL budget (%.4g%% per check and direction) even a race that wins every pair needs %d pairs; give at least %d",
+			sq.MaxPairs, p.FallibleChecks(), pct(1-p.Confidence), 100*p.Alpha(), need, need)
+	}
 	d, err := stats.SequentialDesign(sq.MinPairs, sq.MaxPairs, p.Alpha())
 	if err != nil {
 		return nil, setting.Errorf("sequential design ({min_pairs} %d, {max_pairs} %d): %v", sq.MinPairs, sq.MaxPairs, err)
@@ -392,6 +402,15 @@ func (p *Profile) Design() (*session.Design, error) {
 	d.MaxTimeS = sq.MaxTime.D().Seconds()
 	return d, nil
 }
+
+// DecisivePairs is the fewest pairs (even) at which a race of this profile can decide a check at
+// all, every pair won, at its share of the false-FAIL budget: 2^-n <= alpha. A sequential
+// budget of fewer pairs is refused before anything runs (Design); a fixed design of fewer is
+// allowed and INCONCLUSIVE naming this count (a smoke test's two pairs, as the design says).
+func (p *Profile) DecisivePairs() int { return stats.MinDecisivePairs(p.Alpha()) }
+
+// pct writes a share in percent without trailing zeros: 0.05 -> "5%".
+func pct(x float64) string { return fmt.Sprintf("%.4g%%", 100*x) }
 
 // ScenarioList is the scenarios a race of this profile covers.
 func (p *Profile) ScenarioList() []string {

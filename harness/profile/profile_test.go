@@ -168,7 +168,8 @@ func TestDesigns(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := p.Design()
-	if err != nil || d.Kind != "sequential" || d.MinPairs != 6 || d.MaxPairs != 30 || d.MaxTimeS != 300 || math.Abs(d.Alpha-0.025) > 1e-12 {
+	// One closed-loop race gates throughput alone: the whole 5% each way.
+	if err != nil || d.Kind != "sequential" || d.MinPairs != 6 || d.MaxPairs != 30 || d.MaxTimeS != 300 || math.Abs(d.Alpha-0.05) > 1e-12 {
 		t.Errorf("sequential: %+v %v", d, err)
 	}
 	// --pairs always means a fixed design of that many pairs.
@@ -189,19 +190,34 @@ func TestDesigns(t *testing.T) {
 		want string
 	}{
 		{"min above max", func(p *Profile) error { p.SetMinPairs(10); p.SetMaxPairs(8); return p.Check() }, "max_pairs 8 is below min_pairs 10"},
-		// Four checks share 5%: 1.25% each way, which unanimous pairs reach at 8.
+		// Four closed-loop races gate four checks sharing 5%: 1.25% each way, which unanimous
+		// pairs reach at 8 (2^-7 <= 1.25% < 2^-6); the same budget of two races decides at 6.
 		{"too few for the level", func(p *Profile) error {
 			p.SetMaxPairs(6)
 			p.SetMinPairs(2)
-			p.SetScenarios("ping,params")
+			p.SetScenarios("ping,params,json,stream")
 			return p.Check()
-		}, "need max_pairs of at least 8"},
+		}, "max_pairs 6 can decide nothing: with 4 gated check(s) sharing the 5% false-FAIL budget (1.25% per check and direction) even a race that wins every pair needs 8 pairs; give at least 8"},
+		{"too few at an open loop's two latency checks", func(p *Profile) error {
+			p.SetMaxPairs(6)
+			p.SetMinPairs(2)
+			p.SetScenarios("ping,params")
+			p.SetRate(5000)
+			return p.Check()
+		}, "max_pairs 6 can decide nothing: with 4 gated check(s)"},
 		{"negative time", func(p *Profile) error { return p.SetMaxTime(-Duration(time.Second)) }, "must not be negative"},
 	} {
 		q := Default()
 		if err := c.set(&q); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+	two := Default()
+	two.SetMinPairs(2)
+	two.SetMaxPairs(6)
+	two.SetScenarios("ping,params")
+	if err := two.Check(); err != nil {
+		t.Errorf("two closed-loop races, 2 to 6 pairs: %v", err)
 	}
 	if _, err := Parse([]byte(`{"pairs": 6, "sequential": {"min_pairs": 6, "max_pairs": 30}}`)); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("pairs and sequential: %v", err)

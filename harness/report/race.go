@@ -47,10 +47,14 @@ func raceHeader(d *document, s *session.Summary) {
 	if s.BVersion != "" {
 		upstream += " " + s.BVersion
 	}
-	if s.Rate != nil {
+	switch {
+	case s.Rate != nil:
 		d.p(fmt.Sprintf("%s p99 against the pinned upstream %s at %s requests/s, an open loop (median of the per-pair deltas).",
 			fmtPct(s.Paired[stats.MetricP99].MedianPct), upstream, fmtRPS(s.Rate.RPS)))
-	} else {
+	case s.DecideOn == stats.MetricRPSPerCPUSec:
+		d.p(fmt.Sprintf("%s throughput per server CPU-second against the pinned upstream %s (median of the per-pair deltas; the figure the verdict rests on). Raw throughput: %s.",
+			fmtPct(s.Paired[stats.MetricRPSPerCPUSec].MedianPct), upstream, fmtPct(s.MedianDeltaPct)))
+	default:
 		d.p(fmt.Sprintf("%s throughput against the pinned upstream %s (median of the per-pair deltas).",
 			fmtPct(s.MedianDeltaPct), upstream))
 	}
@@ -71,9 +75,13 @@ func raceHeader(d *document, s *session.Summary) {
 	if sh.CPUsServer != "" || sh.CPUsClient != "" {
 		shape = append(shape, fmt.Sprintf("server CPUs %s, client CPUs %s", orDash(sh.CPUsServer), orDash(sh.CPUsClient)))
 	}
+	tails := a
+	if s.Rate == nil {
+		tails += "; closed loop at saturation: context, not gated"
+	}
 	shape = append(shape,
-		fmt.Sprintf("p95 %s (%s)", fmtMs(s.StatsA.MedianP95Ms), a),
-		fmt.Sprintf("p99 %s (%s)", fmtMs(s.StatsA.MedianP99Ms), a),
+		fmt.Sprintf("p95 %s (%s)", fmtMs(s.StatsA.MedianP95Ms), tails),
+		fmt.Sprintf("p99 %s (%s)", fmtMs(s.StatsA.MedianP99Ms), tails),
 		verdictPhrase(s.Verdict))
 	d.list(shape...)
 
@@ -84,12 +92,15 @@ func gateSection(d *document, s *session.Summary) {
 	d.h2("Regression threshold: " + verdictWord(s.Verdict))
 	d.p(fmt.Sprintf("Each check passes when the whole %s interval of its paired median delta is on the good side of its limit, fails when it is wholly on the bad side, and is inconclusive in between; deterministic counts are compared directly. %d statistical checks share a %s family confidence, so a build raced against itself fails at most %s of the time.",
 		fmtLevel(s.CILevel), s.FallibleChecks, fmtLevel(s.FamilyConfidence), fmtLevel(1-s.FamilyConfidence)))
-	if len(s.Checks) > 0 {
+	if len(s.Checks)+len(s.Context) > 0 {
 		var rows [][]string
-		for _, c := range s.Checks {
+		for _, c := range append(s.Checks[:len(s.Checks):len(s.Checks)], s.Context...) {
 			rows = append(rows, checkRow(c))
 		}
 		d.table([]string{"check", "verdict", "delta", "interval", "real coverage", "limit"}, rows)
+	}
+	if len(s.Context) > 0 {
+		d.p("Rows marked context are measured and shown, and gate nothing: a saturated closed loop's percentiles are its queue over its throughput, and latency above a side's capacity is a growing queue. Latency gates in an open loop at a rate both sides sustain.")
 	}
 	if len(s.Reasons) > 0 {
 		d.list(s.Reasons...)
@@ -163,7 +174,10 @@ func checkRow(c session.Check) []string {
 		cov = fmtLevel(*c.Confidence)
 	}
 	limit := "≤ " + fmtPct(c.Limit)
-	if c.Bound == "min" {
+	switch {
+	case c.Verdict == session.Context:
+		limit = "none (context)"
+	case c.Bound == "min":
 		limit = "≥ " + fmtPct(c.Limit)
 	}
 	if c.Metric == "errors" {

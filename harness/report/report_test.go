@@ -90,7 +90,7 @@ func TestMarkdown(t *testing.T) {
 	md := renderT(t, dir, "md")
 	expectAll(t, "markdown", md,
 		"# binding vs uws — ping",
-		"**binding +12.7% vs uws (pinned 20.30.0), 10/10 pairs won, regression threshold passed**",
+		"**PASS: binding +12.7% throughput vs uws (pinned 20.30.0), 10/10 pairs won, regression threshold passed; p99 -10.3% (saturation, context)**",
 		"+12.71% throughput against the pinned upstream uws 20.30.0",
 		"- 100 connections", "- pipelining 10", "10 × 10s pairs, 2s warm-up",
 		"## Regression threshold: passed",
@@ -98,7 +98,7 @@ func TestMarkdown(t *testing.T) {
 		"| throughput (responses/s) | 495,290 | 437,172 | +12.71% | higher is better |",
 		"| p99 latency | 3.90 ms | 4.39 ms | -11.19% | lower is better |",
 		"order effect", "95% interval of the median delta", "real coverage 97.85%",
-		"| rps | PASS | +12.71% | [+11.39%, +14.93%] | 97.85% | ≥ -2.00% |", "| p99_ms | PASS |", "| errors | PASS | 0 | — | — | ≤ 0 |",
+		"| rps | PASS | +12.71% | [+11.39%, +14.93%] | 97.85% | ≥ -2.00% |", "| p99_ms | context | -10.31% |", "none (context) |", "p99 3.90 ms (binding; closed loop at saturation: context, not gated)", "| errors | PASS | 0 | — | — | ≤ 0 |",
 		"## CPU counters per response", "| instructions | 9,177.51 | 10,450.00 | -12.18% |",
 		"cycles: not supported: no PMU in this VM (ENOENT)",
 		"bindrace race --a binding --b uws --profile release-linux",

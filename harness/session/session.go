@@ -17,6 +17,10 @@ const (
 	Fail         = "FAIL"         // exit 1
 	Inconclusive = "INCONCLUSIVE" // exit 3
 	Incomplete   = "INCOMPLETE"   // the session was cut short (error, crash, Ctrl-C); exit 2
+	// Context is the verdict of a figure that is measured and reported beside the checks but
+	// gates nothing (Summary.Context): it cannot decide at the noise of the machine, or it
+	// describes the machine rather than the server (a saturated closed loop's p99).
+	Context = "context"
 )
 
 // Run is one fresh server process measured once.
@@ -230,6 +234,9 @@ type Summary struct {
 	Headline      string   `json:"headline"` // the one-line verdict printed at the end of a race
 	Reasons       []string `json:"reasons"`  // why the gate decided as it did, one line per check
 	Checks        []Check  `json:"checks"`
+	// Context holds figures read like checks (delta, interval) that gate nothing: their
+	// Verdict is Context and the verdict never counts them (gate.Apply).
+	Context []Check `json:"context,omitempty"`
 
 	A           string `json:"a"`
 	B           string `json:"b"`
@@ -321,8 +328,12 @@ type CounterShape struct {
 // Thresholds are the gate's limits, from the profile or flags.
 type Thresholds struct {
 	MinMedianDeltaPct float64 `json:"min_median_delta_pct"` // e.g. -2: A may be at most 2% slower
-	MaxP99DeltaPct    float64 `json:"max_p99_delta_pct"`    // e.g. 10: A's p99 at most 10% higher
-	MaxErrors         int64   `json:"max_errors"`
+	// MaxP99DeltaPct: open-loop races (a rate), A's p99 at most this % above B's. A closed-loop
+	// race no longer gates its p99 (a saturated closed loop's p99 is its queue over its
+	// throughput): there the field is only the reference line its context p99 is drawn against,
+	// still decoded from old profiles and sessions.
+	MaxP99DeltaPct float64 `json:"max_p99_delta_pct"`
+	MaxErrors      int64   `json:"max_errors"`
 	// MaxP50DeltaPct: open-loop races (a rate), A's p50 at most this % above B's.
 	MaxP50DeltaPct float64 `json:"max_p50_delta_pct,omitempty"`
 	// Deterministic counts of A against B in the same session: name -> max delta in percent.

@@ -156,7 +156,7 @@ func TestSequentialFalseFail(t *testing.T) {
 		name     string
 		min, max int
 		alpha    float64
-	}{{"quick", 6, 30, 0.025}, {"release-linux", 6, 40, 0.0125}} {
+	}{{"quick", 6, 30, 0.05}, {"release-linux", 6, 40, 0.025}} {
 		d, err := SequentialDesign(p.min, p.max, p.alpha)
 		if err != nil {
 			t.Fatal(err)

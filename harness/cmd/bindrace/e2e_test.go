@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -215,10 +216,11 @@ func TestRaceJSON(t *testing.T) {
 			t.Errorf("summary.json lacks %q", k)
 		}
 	}
-	if s.SchemaVersion != session.SchemaVersion || s.CILevel != 0.95 || s.CIPct == nil || s.CIConfidence < 0.95 {
+	// quick gates one statistical check (throughput; its p99 is context): 5% each way, a 90% interval.
+	if s.SchemaVersion != session.SchemaVersion || math.Abs(s.CILevel-0.90) > 1e-9 || s.CIPct == nil || s.CIConfidence < 0.90 {
 		t.Errorf("schema %d, level %v, interval %v at %v", s.SchemaVersion, s.CILevel, s.CIPct, s.CIConfidence)
 	}
-	checkRaceChecks(t, s.Checks)
+	checkRaceChecks(t, s.Checks, s.Context)
 	// Both sides ran on the same CPU with one thread each, and say what they are.
 	for _, sd := range []session.Side{s.SideA, s.SideB} {
 		if sd.Threads != 1 || sd.CPUs == "" || sd.Build["kind"] == "" {
@@ -259,7 +261,7 @@ func TestRaceJSON(t *testing.T) {
 	if g.code != r.code || !strings.Contains(g.stdout, s.Headline) {
 		t.Errorf("gate: exit %d (race %d)\n%s%s", g.code, r.code, g.stdout, g.stderr)
 	}
-	g = cli(t, 20*time.Second, "gate", dir, "--threshold", "max_p99_delta_pct=-1000")
+	g = cli(t, 20*time.Second, "gate", dir, "--threshold", "100000")
 	if g.code != 1 {
 		t.Errorf("gate with an impossible threshold: exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
@@ -517,18 +519,19 @@ func TestLoadDispatch(t *testing.T) {
 
 // checkRaceChecks: every check of TestRaceJSON's race says what it compared, with its interval
 // and real coverage where statistical.
-func checkRaceChecks(t *testing.T, checks []session.Check) {
+func checkRaceChecks(t *testing.T, checks, context []session.Check) {
 	t.Helper()
 	metrics := map[string]session.Check{}
-	for _, c := range checks {
+	for _, c := range append(checks, context...) {
 		metrics[c.Metric] = c
 	}
 	// quick decides throughput per server CPU-second.
-	if c := metrics["rps_per_cpu_second"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.95 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
+	if c := metrics["rps_per_cpu_second"]; c.Verdict == "" || c.Interval == nil || c.Confidence == nil || *c.Confidence < 0.90 || c.Limit != -5 || c.Bound != "min" || c.N != 6 {
 		t.Errorf("throughput check %+v", c)
 	}
-	if c := metrics["p99_ms"]; c.Interval == nil || c.Bound != "max" || c.Limit != 25 {
-		t.Errorf("p99 check %+v", c)
+	// A closed loop's p99 is reported as context, not gated.
+	if c := metrics["p99_ms"]; c.Interval == nil || c.Verdict != session.Context || len(context) != 1 {
+		t.Errorf("p99 context %+v", c)
 	}
 	if c := metrics["errors"]; c.Verdict != session.Pass || c.Confidence != nil {
 		t.Errorf("errors check %+v", c)

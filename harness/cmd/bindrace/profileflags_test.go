@@ -87,6 +87,9 @@ func TestBadProfileFlagValues(t *testing.T) {
 		{[]string{"--rate-fraction", "1.5"}, "--rate-fraction must be in (0, 1] (got 1.5)"},
 		{[]string{"--pairs", "6", "--max-pairs", "20"}, "give one kind"},
 		{[]string{"--min-pairs", "1"}, "--min-pairs must be at least 2 (got 1)"},
+		// quick gates one check at 5% per direction: 2^-6 <= 5% < 2^-4, so unanimous pairs
+		// decide from 6 on (--max-pairs 6 loads: TestDecisiveBudgetLoads).
+		{[]string{"--min-pairs", "2", "--max-pairs", "4"}, "--max-pairs 4 can decide nothing: with 1 gated check(s) sharing the 5% false-FAIL budget (5% per check and direction) even a race that wins every pair needs 6 pairs; give at least 6"},
 	} {
 		fs, pf := parseProfileFlags(t, "quick", c.args...)
 		_, err := pf.load(fs)
@@ -119,5 +122,13 @@ func TestScenarioHelpListsEveryScenario(t *testing.T) {
 		if !strings.Contains(help, sc.Name) {
 			t.Errorf("--scenario's help lacks %s: %q", sc.Name, help)
 		}
+	}
+}
+
+// The smallest budget TestBadProfileFlagValues's refusal names is accepted.
+func TestDecisiveBudgetLoads(t *testing.T) {
+	fs, pf := parseProfileFlags(t, "quick", "--min-pairs", "2", "--max-pairs", "6")
+	if p, err := pf.load(fs); err != nil || p.Sequential.MaxPairs != 6 {
+		t.Errorf("--max-pairs 6 over quick: %v", err)
 	}
 }

@@ -87,6 +87,50 @@ func TestBrowserRace(t *testing.T) {
 	}
 }
 
+// TestBrowserDecidedFigure: a race decided per server CPU-second shows that figure in its
+// headline card (delta, label, interval), raw throughput only beside it, the closed loop's tails
+// labelled as saturation context, and the p99 as a context row of the checks, all as the gate
+// stored them in summary.json. The fixture's per-CPU-second deltas are 30 points above its raw
+// ones, so a card showing raw throughput fails here.
+func TestBrowserDecidedFigure(t *testing.T) {
+	chromium(t)
+	fix, raw, man := raceFixture("binding")
+	for i := range fix.Pairs {
+		fix.Pairs[i].A.RPSPerCPUSecond *= 1.3
+	}
+	sum := stats.Summarize(fix.Pairs, fix.Thresholds, stats.FixedDesign(len(fix.Pairs), 0.025))
+	sum.A, sum.B, sum.Scenario, sum.Shape, sum.BVersion = fix.A, fix.B, fix.Scenario, fix.Shape, "20.30.0"
+	sum.DecideOn, sum.FamilyConfidence, sum.FallibleChecks = stats.MetricRPSPerCPUSec, 0.95, 2
+	sum.Counters, sum.CountersMode = fix.Counters, fix.CountersMode // a race always writes counters (kinds.describe)
+	gate.Apply(&sum, nil)
+	page := renderFixture(t, t.TempDir(), sum, raw, man)
+	dom := html.UnescapeString(browse(t, "report-decided", page))
+
+	perCPU, rawDelta := sum.Paired[stats.MetricRPSPerCPUSec], sum.MedianDeltaPct
+	if got := textOf(t, dom, "headline-delta"); got != pctDelta(perCPU.MedianPct) || got == pctDelta(rawDelta) {
+		t.Errorf("headline delta shows %q: want the decided figure %q, not raw throughput %q", got, pctDelta(perCPU.MedianPct), pctDelta(rawDelta))
+	}
+	if !strings.Contains(dom, `data-metric="rps_per_cpu_second"`) || !strings.HasPrefix(textOf(t, dom, "headline-text"), "median throughput per server CPU-second of ") {
+		t.Errorf("headline card does not name the decided figure: %q", textOf(t, dom, "headline-text"))
+	}
+	if got := textOf(t, dom, "headline-raw"); got != "raw throughput "+pctDelta(rawDelta) {
+		t.Errorf("raw throughput beside it: %q", got)
+	}
+	if perCPU.CIPct == nil || perCPU.CIPct[0] <= 0 {
+		t.Fatalf("the fixture's per-CPU-second interval %v must be bounded and positive", perCPU.CIPct)
+	}
+	ci := fmt.Sprintf("+%.1f \u2026 +%.1f%%", perCPU.CIPct[0], perCPU.CIPct[1])
+	if !strings.Contains(dom, ci) {
+		t.Errorf("the card's interval is not the decided figure's %s", ci)
+	}
+	if !strings.Contains(dom, "p99 latency · binding (saturation, context)") || !strings.Contains(dom, `data-metric="p99_ms" data-verdict="context"`) {
+		t.Error("the closed loop's p99 is not shown as saturation context")
+	}
+	if h := sum.Headline; !strings.Contains(dom, h) || !strings.HasPrefix(h, "PASS: binding") || !strings.Contains(h, "per server CPU-second") || !strings.Contains(h, "(saturation, context)") {
+		t.Errorf("verdict headline %q (on the page: %v)", h, strings.Contains(dom, h))
+	}
+}
+
 func TestBrowserMatrix(t *testing.T) {
 	chromium(t)
 	m, raw, man := matrixFixture()

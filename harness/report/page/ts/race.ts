@@ -98,9 +98,20 @@ function fig(sm: Summary, key: string, side: "a" | "b"): number {
   return sm.runtime?.[key]?.[side] ?? NaN;
 }
 
+// decidedFigure is the throughput figure the verdict rests on (summary.json's decide_on): its
+// paired median delta and interval, as gate.Headline words it.
+function decidedFigure(sm: Summary): { metric: string; label: string; delta: number; ci?: [number, number] | null; coverage?: number } {
+  if (sm.decide_on === "rps_per_cpu_second") {
+    const p = sm.paired?.rps_per_cpu_second;
+    return { metric: "rps_per_cpu_second", label: "median throughput per server CPU-second of ", delta: p?.median_pct ?? NaN, ci: p?.ci_pct, coverage: p?.confidence };
+  }
+  return { metric: "rps", label: "median throughput of ", delta: sm.median_delta_pct ?? NaN, ci: sm.ci_pct, coverage: sm.ci_confidence };
+}
+
 function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
   const unit = unitOf(sm);
-  const delta = sm.median_delta_pct ?? NaN;
+  const dec = decidedFigure(sm);
+  const delta = dec.delta;
   const rpsA = fig(sm, "rps", "a");
   const rpsB = fig(sm, "rps", "b");
   const p95A = fig(sm, "p95_ms", "a");
@@ -109,48 +120,44 @@ function headline(sm: Summary, pairs: Pair[], upstream: string): HTMLElement {
   const p99B = fig(sm, "p99_ms", "b");
   const p95d = sm.paired?.p95_ms?.median_pct;
   const p99d = sm.paired?.p99_ms?.median_pct;
+  // A closed loop runs both servers saturated: its tails are the queue over the throughput.
+  const tails = sm.rate ? "" : " (saturation, context)";
   const pinned = upstream ? prettyUpstream(upstream) : sm.b === "uws" ? "uWebSockets.js" : "";
   const kpi = (id: string, label: string, value: string, note: Child, cls = "") =>
     h("div", { class: `kpi ${cls}`, "data-testid": id }, h("div", { class: "kpi-label" }, label), h("div", { class: "kpi-value" }, value), h("div", { class: "kpi-note" }, note));
+  const raw = dec.metric === "rps" ? null : [h("span", { "data-testid": "headline-raw" }, `raw throughput ${F.pctDelta(sm.median_delta_pct)}`), ": "];
 
   return h(
     "section",
     { class: "headline-wrap" },
     h(
       "div",
-      { class: "headline", "data-testid": "headline", "data-value": F.finite(delta) ? delta : "" },
+      { class: "headline", "data-testid": "headline", "data-value": F.finite(delta) ? delta : "", "data-metric": dec.metric },
       h("div", { class: `headline-delta ${F.tone(delta, true, 0)}`, "data-testid": "headline-delta" }, F.pctDelta(delta)),
       h(
         "p",
-        { class: "headline-text" },
-        "median throughput of ",
+        { class: "headline-text", "data-testid": "headline-text" },
+        dec.label,
         h("b", { class: "side-a" }, sm.a),
         " vs ",
         h("b", { class: "side-b" }, sm.b),
         pinned ? [", the pinned ", h("b", { title: upstream || null }, pinned)] : null,
         ` \u00b7 ${pairs.length} pair${pairs.length === 1 ? "" : "s"}`,
       ),
-      h(
-        "p",
-        { class: "headline-rps" },
-        h("span", { class: "num side-a" }, F.rps(rpsA)),
-        " vs ",
-        h("span", { class: "num side-b" }, F.rps(rpsB)),
-        " " + unit,
-      ),
+      h("p", { class: "headline-rps" }, raw, h("span", { class: "num side-a" }, F.rps(rpsA)), " vs ", h("span", { class: "num side-b" }, F.rps(rpsB)), " " + unit),
     ),
     h(
       "div",
       { class: "kpis" },
-      kpi("kpi-p95", `p95 latency \u00b7 ${sm.a}`, F.ms(p95A), [h("span", { class: F.tone(p95d, false) }, F.pctDelta(p95d)), ` vs ${sm.b} (${F.ms(p95B)})`]),
-      kpi("kpi-p99", `p99 latency \u00b7 ${sm.a}`, F.ms(p99A), [h("span", { class: F.tone(p99d, false) }, F.pctDelta(p99d)), ` vs ${sm.b} (${F.ms(p99B)})`]),
+      kpi("kpi-p95", `p95 latency \u00b7 ${sm.a}${tails}`, F.ms(p95A), [h("span", { class: F.tone(p95d, false) }, F.pctDelta(p95d)), ` vs ${sm.b} (${F.ms(p95B)})`]),
+      kpi("kpi-p99", `p99 latency \u00b7 ${sm.a}${tails}`, F.ms(p99A), [h("span", { class: F.tone(p99d, false) }, F.pctDelta(p99d)), ` vs ${sm.b} (${F.ms(p99B)})`]),
       kpi(
         "kpi-ci",
         `${F.level(sm.ci_level)} interval of the median delta`,
-        sm.ci_pct ? F.interval(sm.ci_pct, 1) : "too few pairs",
-        `real coverage ${F.level(sm.ci_confidence)} \u00b7 threshold ${F.pctDelta(sm.thresholds?.min_median_delta_pct, 1)}`,
+        dec.ci ? F.interval(dec.ci, 1) : "too few pairs",
+        `real coverage ${F.level(dec.coverage)} \u00b7 threshold ${F.pctDelta(sm.thresholds?.min_median_delta_pct, 1)}`,
       ),
-      kpi("kpi-wins", "Pairs won", `${sm.wins ?? pairs.filter((p) => p.delta_pct > 0).length} of ${pairs.length}`, `by ${sm.a} on throughput`),
+      kpi("kpi-wins", "Pairs won", `${sm.wins ?? pairs.filter((p) => p.delta_pct > 0).length} of ${pairs.length}`, `by ${sm.a} on ${dec.metric === "rps" ? "" : "raw "}throughput`),
     ),
   );
 }
@@ -498,7 +505,7 @@ function countersSection(sm: Summary): HTMLElement {
 // ---- checks ------------------------------------------------------------------------------------
 
 function checksSection(sm: Summary): HTMLElement {
-  const checks = sm.checks ?? [];
+  const checks = [...(sm.checks ?? []), ...(sm.context ?? [])];
   const pctOr = (c: Check, x: number | null) => (x === null || !F.finite(x) ? "\u2014" : c.metric === "errors" ? F.group(x) : F.pctDelta(x, 2));
   const rows = checks.map((c) =>
     h(
@@ -509,13 +516,13 @@ function checksSection(sm: Summary): HTMLElement {
       h("td", { class: "num" }, pctOr(c, c.delta)),
       h("td", { class: "num" }, c.interval ? F.interval(c.interval) : "\u2014"),
       h("td", { class: "num" }, c.confidence === null ? "deterministic" : F.level(c.confidence)),
-      h("td", { class: "num" }, (c.bound === "min" ? "\u2265 " : "\u2264 ") + (c.metric === "errors" ? F.group(c.limit) : F.pctDelta(c.limit, 2))),
+      h("td", { class: "num" }, c.verdict === "context" ? "none (context)" : (c.bound === "min" ? "\u2265 " : "\u2264 ") + (c.metric === "errors" ? F.group(c.limit) : F.pctDelta(c.limit, 2))),
     ),
   );
   return section(
     "checks",
     "Checks",
-    h("p", { class: "note" }, `What the verdict rests on, one row per limit (summary.json's checks). Intervals are at ${F.level(sm.ci_level)} each; the real coverage of an order-statistic interval is at least that.`),
+    h("p", { class: "note" }, `What the verdict rests on, one row per limit (summary.json's checks). Intervals are at ${F.level(sm.ci_level)} each; the real coverage of an order-statistic interval is at least that. Rows marked context (summary.json's context) are shown and gate nothing: a saturated closed loop's percentiles are its queue over its throughput.`),
     rows.length === 0
       ? h("p", { class: "note" }, "No checks recorded in this session.")
       : h(

@@ -215,6 +215,7 @@ export interface Summary {
   decide_on?: string;
   paired?: Record<string, Paired>;
   checks?: Check[];
+  context?: Check[];
   side_a?: Side;
   side_b?: Side;
   unequal_threads?: boolean;
