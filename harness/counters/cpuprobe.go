@@ -45,18 +45,19 @@ var cpuPlans struct {
 }
 
 // ValgrindCPU checks that valgrind (a name on PATH or a path) can run a program here and
-// plans the switches of every server counted under it: once per harness process and valgrind,
-// since neither the host nor valgrind changes while it runs. A *ValgrindError says why valgrind
+// plans the switches of every server counted under it. The plan is made once per harness
+// process and valgrind executable, since neither the host nor valgrind changes while it runs;
+// the check, a --version, runs every time. A *ValgrindError says why valgrind
 // cannot be used.
 func ValgrindCPU(ctx context.Context, valgrind string) (*CPUPlan, error) {
-	cpuPlans.Lock()
-	defer cpuPlans.Unlock()
-	if p := cpuPlans.byValgrind[valgrind]; p != nil {
-		return p, nil
-	}
 	path, err := checkValgrind(ctx, valgrind)
 	if err != nil {
 		return nil, err
+	}
+	cpuPlans.Lock()
+	defer cpuPlans.Unlock()
+	if p := cpuPlans.byValgrind[path]; p != nil {
+		return p, nil
 	}
 	guest, err := probeGuest(ctx, path)
 	if err != nil {
@@ -67,7 +68,7 @@ func ValgrindCPU(ctx context.Context, valgrind string) (*CPUPlan, error) {
 	if cpuPlans.byValgrind == nil {
 		cpuPlans.byValgrind = map[string]*CPUPlan{}
 	}
-	cpuPlans.byValgrind[valgrind] = p
+	cpuPlans.byValgrind[path] = p
 	return p, nil
 }
 

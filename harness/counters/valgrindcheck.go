@@ -41,10 +41,13 @@ func (e *ValgrindError) Error() string {
 func checkValgrind(ctx context.Context, valgrind string) (string, error) {
 	path, err := exec.LookPath(valgrind)
 	if err != nil {
-		kind := ValgrindMissing
 		// LookPath passes over a file on PATH that is not executable: that one is refused,
 		// not missing.
-		if errors.Is(err, fs.ErrPermission) || presentOnPath(valgrind) {
+		if found := onPath(valgrind); found != "" {
+			return "", &ValgrindError{Kind: ValgrindRefused, Path: found, Detail: "not executable"}
+		}
+		kind := ValgrindMissing
+		if errors.Is(err, fs.ErrPermission) {
 			kind = ValgrindRefused
 		}
 		return "", &ValgrindError{Kind: kind, Path: valgrind, Detail: err.Error()}
@@ -62,15 +65,15 @@ func checkValgrind(ctx context.Context, valgrind string) (string, error) {
 	return path, nil
 }
 
-// presentOnPath says whether a file called name is in one of PATH's directories.
-func presentOnPath(name string) bool {
+// onPath is the first file called name in PATH's directories, "" when there is none.
+func onPath(name string) string {
 	if strings.Contains(name, "/") {
-		return false
+		return ""
 	}
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() {
-			return true
+			return filepath.Join(dir, name)
 		}
 	}
-	return false
+	return ""
 }

@@ -62,6 +62,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 				samples[sd.key][k] = append(samples[sd.key][k], v)
 			}
 			res[sd.key] = max(res[sd.key], cg.Resolution[counters.Instructions])
+			s.CountedCPU = cg.CPU
 			if cg.Functions != nil && cg.Files != nil {
 				fns[sd.key], files[sd.key] = append(fns[sd.key], cg.Functions), append(files[sd.key], cg.Files)
 			}
@@ -96,4 +97,5 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 func keepCounts(s, counted *session.Summary) {
 	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
 	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
+	s.CountedCPU = counted.CountedCPU
 }
