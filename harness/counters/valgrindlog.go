@@ -35,6 +35,9 @@ func (e *DiedError) Error() string {
 var (
 	unhandledRE = regexp.MustCompile(`unhandled instruction bytes: ((?:0x[0-9A-Fa-f]+ ?)+)`)
 	terminateRE = regexp.MustCompile(`Process terminating with default action of signal (\d+ \(\w+\))`)
+	// valgrind raises SIGILL at an instruction it cannot decode; a Go program catches it and
+	// exits 2 after its own traceback, so no "Process terminating" line follows.
+	unrecognisedRE = regexp.MustCompile(`valgrind: Unrecognised instruction at address`)
 	frameRE     = regexp.MustCompile(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: (.+)$`)
 )
 
@@ -55,15 +58,20 @@ func diedIn(dir string) *DiedError {
 	return nil
 }
 
-// parseDeath reads one valgrind log.
+// parseDeath reads one valgrind log: the first instruction valgrind could not run (it raises
+// SIGILL there), or else the first signal that ended the process other than the harness's
+// SIGTERM; nil when neither happened.
 func parseDeath(text string) *DiedError {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		m := terminateRE.FindStringSubmatch(line)
-		if m == nil || strings.HasSuffix(m[1], "(SIGTERM)") {
+		var d *DiedError
+		if unrecognisedRE.MatchString(line) {
+			d = &DiedError{Signal: "4 (SIGILL)"}
+		} else if m := terminateRE.FindStringSubmatch(line); m != nil && !strings.HasSuffix(m[1], "(SIGTERM)") {
+			d = &DiedError{Signal: m[1]}
+		} else {
 			continue
 		}
-		d := &DiedError{Signal: m[1]}
 		for _, next := range lines[i+1:] {
 			if f := frameRE.FindStringSubmatch(next); f != nil {
 				d.Function = f[1]
