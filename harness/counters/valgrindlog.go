@@ -38,7 +38,7 @@ var (
 	// valgrind raises SIGILL at an instruction it cannot decode; a Go program catches it and
 	// exits 2 after its own traceback, so no "Process terminating" line follows.
 	unrecognisedRE = regexp.MustCompile(`valgrind: Unrecognised instruction at address`)
-	frameRE     = regexp.MustCompile(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: (.+)$`)
+	frameRE        = regexp.MustCompile(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: (.+)$`)
 )
 
 // diedIn is the death recorded in one of dir's valgrind logs, nil when every process there
