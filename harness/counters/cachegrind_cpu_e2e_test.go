@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // TestCachegrindBindingPingP1 counts the binding at ping, pipelining 1, on whatever CPU this
@@ -20,14 +17,7 @@ import (
 // says so and then cannot run it, and before the switches the server died there (a death
 // cachegrindRun now reports). With them it is counted, and the count names its CPU.
 func TestCachegrindBindingPingP1(t *testing.T) {
-	tg, err := targets.Resolve("binding")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.ByName("ping")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, sc := targetAndPing(t, "binding")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	const n = 5000

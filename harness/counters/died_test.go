@@ -31,14 +31,7 @@ func TestCachegrindServerDied(t *testing.T) {
 	if out, err := exec.Command(gcc, "-O1", "-g", "-o", bin, "testdata/evexserver.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	tg, err := targets.Resolve("cmd:" + bin + " {port}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.ByName("ping")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, sc := targetAndPing(t, "cmd:"+bin+" {port}")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var log bytes.Buffer
@@ -60,4 +53,18 @@ func TestCachegrindServerDied(t *testing.T) {
 	if b, err := os.ReadFile(died.Log); err != nil || !bytes.Contains(b, []byte("SIGILL")) {
 		t.Errorf("valgrind's log %s: %v, or no SIGILL in it", died.Log, err)
 	}
+}
+
+// targetAndPing resolves a target by name, and the ping scenario.
+func targetAndPing(t *testing.T, name string) (*targets.Target, scenario.Scenario) {
+	t.Helper()
+	tg, err := targets.Resolve(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.ByName("ping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, sc
 }
