@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 )
 
 // TestRaceCountingBadValgrind: a race that counts under cachegrind with a valgrind that is
@@ -17,7 +19,8 @@ func TestRaceCountingBadValgrind(t *testing.T) {
 		{kind: "crashed on start-up", script: "#!/bin/sh\nkill -SEGV $$\n"},
 	}
 	for _, c := range cases {
-		dir := pathWithout(t, "valgrind")
+		testbin.PathWithout(t, "taskset", "setarch") // no valgrind
+		dir := os.Getenv("PATH")
 		if c.script != "" {
 			mode := os.FileMode(0o755)
 			if c.kind == "refused" {
@@ -27,7 +30,6 @@ func TestRaceCountingBadValgrind(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		t.Setenv("PATH", dir)
 		out := filepath.Join(t.TempDir(), "race")
 		r := cli(t, time.Minute, "race", "--a", "fasthttp", "--b", "nethttp", "--profile", "ci", "--counters", "cachegrind", "--out", out)
 		if r.code != 2 || !strings.Contains(r.stderr, "--counters cachegrind: valgrind "+c.kind) {
@@ -37,23 +39,4 @@ func TestRaceCountingBadValgrind(t *testing.T) {
 			t.Errorf("valgrind %s: a pair ran or a summary was written\n%s", c.kind, r.stderr)
 		}
 	}
-}
-
-// pathWithout is a directory holding a link to every executable on PATH but name: PATH as it
-// is, without that one program.
-func pathWithout(t *testing.T, name string) string {
-	dir := t.TempDir()
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		entries, _ := os.ReadDir(d)
-		for _, e := range entries {
-			link := filepath.Join(dir, e.Name())
-			if _, err := os.Lstat(link); e.Name() == name || err == nil {
-				continue
-			}
-			if err := os.Symlink(filepath.Join(d, e.Name()), link); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dir
 }
