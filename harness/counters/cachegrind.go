@@ -105,21 +105,17 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 	if err != nil {
 		return nil, fmt.Errorf("cachegrind: setarch not found (%v): install util-linux (scripts/setup.sh)", err)
 	}
-	dir := o.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "bindrace-cachegrind-")
-		if err != nil {
-			return nil, err
-		}
+	dir, err := countDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
 		// A server that died leaves its valgrind log here for the error to point at.
 		defer func() {
 			if !errors.As(err, new(*DiedError)) {
-				os.RemoveAll(d)
+				os.RemoveAll(dir)
 			}
 		}()
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
 	}
 	res := &CachegrindResult{Target: t.Name, Scenario: sc.Name, N: n, CPU: &plan.CPU}
 	for i, count := range []int64{int64(n), 2 * int64(n)} {
@@ -143,6 +139,14 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 		return nil, fmt.Errorf("cachegrind %s %s: %w", t.Name, sc.Name, err)
 	}
 	return res, nil
+}
+
+// countDir is where a measurement's runs write: dir, made if need be, or a new temporary one.
+func countDir(dir string) (string, error) {
+	if dir == "" {
+		return os.MkdirTemp("", "bindrace-cachegrind-")
+	}
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // difference turns the N and 2N runs into per-response figures: totals, events, estimated
