@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -79,13 +81,15 @@ type CachegrindResult struct {
 	Estimated map[string]float64 `json:"estimated"`
 	Functions *Breakdown         `json:"functions"` // per-function slopes
 	Files     *Breakdown         `json:"files"`     // per-source-file slopes (inlined helpers under their own file)
+	// CPU: the host, what the server saw under valgrind and the switches applied (ValgrindCPU).
+	CPU *session.CountedCPU `json:"cpu"`
 }
 
 // Cachegrind measures target's per-response counts for scenario sc deterministically: one fresh
 // server under `setarch -R valgrind --tool=cachegrind --branch-sim=yes --cache-sim=yes` driven
 // with exactly n requests, a second fresh one with 2n, each stopped with SIGTERM so cachegrind
 // writes its file; (count(2n) − count(n)) / n cancels start-up, the readiness probe and shutdown.
-func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n int, o CachegrindOptions) (*CachegrindResult, error) {
+func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n int, o CachegrindOptions) (_ *CachegrindResult, err error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("cachegrind: n must be > 0, got %d", n)
 	}
@@ -93,33 +97,35 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 	if err := checkBackend(t, o.DB, sc); err != nil {
 		return nil, err
 	}
-	valgrind, err := exec.LookPath(o.Valgrind)
+	plan, err := ValgrindCPU(ctx, o.Valgrind)
 	if err != nil {
-		return nil, fmt.Errorf("cachegrind: valgrind not found (%v): run scripts/setup.sh, which installs it", err)
+		return nil, fmt.Errorf("cachegrind: %w", err)
 	}
 	setarch, err := exec.LookPath("setarch")
 	if err != nil {
 		return nil, fmt.Errorf("cachegrind: setarch not found (%v): install util-linux (scripts/setup.sh)", err)
 	}
-	dir := o.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "bindrace-cachegrind-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := countDir(o.Dir)
+	if err != nil {
 		return nil, err
 	}
-	res := &CachegrindResult{Target: t.Name, Scenario: sc.Name, N: n}
+	if o.Dir == "" {
+		// A server that died leaves its valgrind log here for the error to point at.
+		defer func() {
+			if !errors.As(err, new(*DiedError)) {
+				os.RemoveAll(dir)
+			}
+		}()
+	}
+	res := &CachegrindResult{Target: t.Name, Scenario: sc.Name, N: n, CPU: &plan.CPU}
 	for i, count := range []int64{int64(n), 2 * int64(n)} {
 		runDir := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", safeName(t.Name), sc.Name, count))
 		if err := os.MkdirAll(runDir, 0o755); err != nil {
 			return nil, err
 		}
 		logf(o.Log, "cachegrind: %s %s: run %d/2, %d requests (server under valgrind, start-up is slow)", t.Name, sc.Name, i+1, count)
-		run, err := cachegrindRun(ctx, t, sc, count, runDir, valgrind, setarch, o)
+		var run *CachegrindRun
+		run, err = cachegrindRun(ctx, t, sc, count, runDir, plan, setarch, o)
 		if err != nil {
 			return nil, fmt.Errorf("cachegrind %s %s, run with %d requests: %w", t.Name, sc.Name, count, err)
 		}
@@ -133,6 +139,14 @@ func Cachegrind(ctx context.Context, t *targets.Target, sc scenario.Scenario, n 
 		return nil, fmt.Errorf("cachegrind %s %s: %w", t.Name, sc.Name, err)
 	}
 	return res, nil
+}
+
+// countDir is where a measurement's runs write: dir, made if need be, or a new temporary one.
+func countDir(dir string) (string, error) {
+	if dir == "" {
+		return os.MkdirTemp("", "bindrace-cachegrind-")
+	}
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // difference turns the N and 2N runs into per-response figures: totals, events, estimated
@@ -232,27 +246,42 @@ func (o CachegrindOptions) withDefaults(t *targets.Target) CachegrindOptions {
 	return o
 }
 
-// CachegrindWrap is the command prefix a server runs under: ASLR off so addresses, hash seeds
-// taken from them and the simulated cache's set mapping repeat run to run; symbols left mangled
-// so that SymbolName demangles every name the same way (and folds clones into their function).
 // ValgrindEnv is what a server needs to run under valgrind: an io_uring loop waits in ppoll on
 // its ring, not in io_uring_enter, which valgrind 3.19 runs holding the lock every other thread
 // needs (docs/io_uring.md, "Counting it"). The epoll loop ignores it.
 var ValgrindEnv = []string{"BINDRACE_URING_WAIT=poll"}
 
+// CachegrindWrap is the command prefix a server runs under: ASLR off so addresses, hash seeds
+// taken from them and the simulated cache's set mapping repeat run to run; symbols left mangled
+// so that SymbolName demangles every name the same way (and folds clones into their function);
+// valgrind's own messages in a log file per process beside the out files, so that a server
+// that dies is explained from it (diedIn) and the log stays with the counts.
 func CachegrindWrap(setarch, valgrind, outDir string) []string {
 	return []string{setarch, "-R", valgrind, "--tool=cachegrind", "--branch-sim=yes", "--cache-sim=yes", "--demangle=no",
-		"--cachegrind-out-file=" + filepath.Join(outDir, "cg.%p")}
+		"--cachegrind-out-file=" + filepath.Join(outDir, "cg.%p"), "--log-file=" + filepath.Join(outDir, valgrindLog)}
 }
 
-func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario, count int64, dir, valgrind, setarch string, o CachegrindOptions) (*CachegrindRun, error) {
+// cachegrindRun is one run in dir. A server that died under valgrind surfaces as whatever its
+// death broke first (start-up, a reset connection, no out file); valgrind's log says what
+// happened, so that is the error.
+func cachegrindRun(ctx context.Context, t *targets.Target, sc scenario.Scenario, count int64, dir string, plan *CPUPlan, setarch string, o CachegrindOptions) (*CachegrindRun, error) {
+	run, err := serveCounted(ctx, t, sc, count, dir, plan, setarch, o)
+	if d := diedIn(dir); d != nil {
+		return nil, d
+	}
+	return run, err
+}
+
+// serveCounted starts the server under valgrind with the plan's switches, drives it with count
+// requests, stops it and reads its out file.
+func serveCounted(ctx context.Context, t *targets.Target, sc scenario.Scenario, count int64, dir string, plan *CPUPlan, setarch string, o CachegrindOptions) (*CachegrindRun, error) {
 	srv, err := t.Start(ctx, targets.StartOptions{
 		Threads:      o.Threads,
 		CPUs:         o.CPUs,
-		Wrap:         CachegrindWrap(setarch, valgrind, dir),
+		Wrap:         CachegrindWrap(setarch, plan.valgrind, dir),
 		StartTimeout: o.StartTimeout,
 		Log:          o.Log,
-		Env:          append(backendEnv(o.DB), ValgrindEnv...),
+		Env:          slices.Concat(backendEnv(o.DB), ValgrindEnv, plan.Env),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start under valgrind: %w", err)

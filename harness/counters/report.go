@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -46,6 +47,8 @@ type Report struct {
 	Sample *SampleTable `json:"sample,omitempty"`
 	// syscalls: system calls per response under the paced client.
 	Syscalls *SyscallTable `json:"syscalls,omitempty"`
+	// cachegrind: the CPU, what the server saw under valgrind and the switches applied.
+	CPU *session.CountedCPU `json:"cpu,omitempty"`
 
 	Caveat string   `json:"caveat,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
@@ -74,7 +77,7 @@ func (r *Report) fillCachegrind(res *CachegrindResult) {
 	r.Resolution = RoundMap(res.Resolution)
 	r.Estimated = RoundMap(res.Estimated)
 	r.Labels = map[string]string{EstimatedCycles: EstimatedLabel + ": " + EstimatedFormula}
-	r.Functions, r.Files = res.Functions, res.Files
+	r.Functions, r.Files, r.CPU = res.Functions, res.Files, res.CPU
 	for k, v := range res.PerResponse {
 		if res.Resolution != nil && !res.Resolution.resolves(k, v) {
 			if r.UnderResolution == nil {

@@ -68,7 +68,7 @@ func TestAttributionAgainstBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := ReadBaseline(path)
-	if err != nil || back.SchemaVersion != 2 || back.Entries[0].Breakdowns == nil || len(back.Entries[0].Breakdowns.Functions.Rows) != 2 {
+	if err != nil || back.SchemaVersion != session.BaselineSchemaVersion || back.Entries[0].Breakdowns == nil || len(back.Entries[0].Breakdowns.Functions.Rows) != 2 {
 		t.Fatalf("%v %+v", err, back)
 	}
 	s := withCounts(2313, 2173)
@@ -88,7 +88,7 @@ func TestAttributionAgainstBaseline(t *testing.T) {
 }
 
 // TestOldBaseline: a schema_version 1 baseline (the committed one before per-function counts) is
-// still read and gated, with a note that it has no per-function counts.
+// still read and gated, with notes that it has no per-function counts and no CPU record.
 func TestOldBaseline(t *testing.T) {
 	b, err := ReadBaseline("testdata/baseline-v1.json")
 	if err != nil {
@@ -109,7 +109,7 @@ func TestOldBaseline(t *testing.T) {
 	if c := check(s.Checks, "baseline:instructions"); c == nil || c.Verdict != session.Fail {
 		t.Errorf("not gated: %+v", c)
 	}
-	if !has(s.Reasons, "the baseline testdata/baseline-v1.json (schema_version 1) has no per-function counts") {
+	if !has(s.Reasons, "the baseline testdata/baseline-v1.json (schema_version 1) has no per-function counts") || !has(s.Reasons, "baseline CPU unknown") {
 		t.Errorf("reasons %q", s.Reasons)
 	}
 	// A future layout is refused, naming the versions this bindrace reads.
@@ -117,7 +117,7 @@ func TestOldBaseline(t *testing.T) {
 	raw, _ := os.ReadFile("testdata/baseline-v1.json")
 	future := filepath.Join(dir, "v9.json")
 	os.WriteFile(future, []byte(strings.Replace(string(raw), `"schema_version": 1`, `"schema_version": 9`, 1)), 0o644)
-	if _, err := ReadBaseline(future); err == nil || !strings.Contains(err.Error(), "reads 1 to 2") {
+	if _, err := ReadBaseline(future); err == nil || !strings.Contains(err.Error(), "reads 1 to 3") {
 		t.Errorf("schema 9: %v", err)
 	}
 }

@@ -2,8 +2,12 @@ package kinds
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/measure"
@@ -21,8 +25,9 @@ const countableBodyLimit = 1 << 20
 // settle — two repetitions within the measurement's resolution, or a third, at most Reps — and
 // stores their medians, every repetition and the shape in s. A scenario or machine that cannot be counted
 // leaves the reason in s.CountersUnsupported, so the instruction check says INCONCLUSIVE and
-// why; only an interrupt is returned (it makes the session incomplete).
-func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r profile.Race) error {
+// why; only an interrupt is returned (it makes the session incomplete). A server that died
+// under valgrind leaves valgrind's log in the session directory sdir.
+func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r profile.Race, sdir string) error {
 	p, rig, ev, sc := rs.o.Profile, rs.st.rig, rs.o.Events, rs.byName[r.Scenario]
 	s.CountersMode = profile.CountersCachegrind
 	s.CounterShape = &session.CounterShape{N: p.CachegrindN, Reps: p.CachegrindReps, Connections: 1, Pipelining: r.Pipelining}
@@ -57,12 +62,13 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 				if ctx.Err() != nil {
 					return fmt.Errorf("%w while counting %s under cachegrind", measure.ErrInterrupted, sd.name)
 				}
-				return unsupported(err.Error())
+				return unsupported(keepDeathLog(err, sdir, sd.name))
 			}
 			for k, v := range counters.RoundMap(cg.PerResponse) {
 				samples[sd.key][k] = append(samples[sd.key][k], v)
 			}
 			res[sd.key] = append(res[sd.key], cg.Resolution[counters.Instructions])
+			s.CountedCPU = cg.CPU
 			if cg.Functions != nil && cg.Files != nil {
 				fns[sd.key], files[sd.key] = append(fns[sd.key], cg.Functions), append(files[sd.key], cg.Files)
 			}
@@ -97,9 +103,26 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 	return nil
 }
 
+// keepDeathLog is err's text; when the server died under valgrind (a *counters.DiedError) it
+// copies valgrind's log into the session directory as valgrind-<target>.log and the text
+// points at the copy: the run's temporary directory is no part of the session.
+func keepDeathLog(err error, sdir, target string) string {
+	var died *counters.DiedError
+	if !errors.As(err, &died) {
+		return err.Error()
+	}
+	b, rerr := os.ReadFile(died.Log)
+	kept := filepath.Join(sdir, "valgrind-"+session.SafeName(target)+".log")
+	if rerr != nil || os.WriteFile(kept, b, 0o644) != nil {
+		return err.Error()
+	}
+	return strings.Replace(err.Error(), "valgrind's log: "+died.Log, "valgrind's log: "+kept, 1)
+}
+
 // keepCounts copies into s what the counts step measured into counted (countInto).
 func keepCounts(s, counted *session.Summary) {
 	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
 	s.CounterResolution = counted.CounterResolution
 	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
+	s.CountedCPU = counted.CountedCPU
 }

@@ -286,7 +286,7 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 	rate, raw, cut := rs.raceRate(ctx, r, prefix)
 	counted := &session.Summary{A: rs.o.A, B: rs.o.B}
 	if cut == nil && rs.o.Profile.Has(profile.CountersCachegrind) {
-		cut = rs.countInto(ctx, counted, r)
+		cut = rs.countInto(ctx, counted, r, sdir)
 		if cut == nil {
 			cut = rs.syscallsInto(ctx, counted, r)
 		}

@@ -92,6 +92,10 @@ func setUp(ctx context.Context, o *Options, cfg measure.Config, scs []scenario.S
 		return nil, err
 	}
 	preflight := time.Now()
+	if err := checkCounting(ctx, o, rig); err != nil {
+		st.close()
+		return nil, err
+	}
 	if err := rig.Preflight(ctx, cfg.Targets, scs); err != nil {
 		st.close()
 		if ctx.Err() != nil {
@@ -101,6 +105,18 @@ func setUp(ctx context.Context, o *Options, cfg measure.Config, scs []scenario.S
 	}
 	st.startup = time.Since(preflight) / time.Duration(max(len(cfg.Targets), 1))
 	return st, nil
+}
+
+// checkCounting refuses, before any pair, a session that counts under valgrind when valgrind
+// cannot run here: without it every race would run its pairs and end with no counts.
+func checkCounting(ctx context.Context, o *Options, rig *measure.Rig) error {
+	if !o.Profile.Has(profile.CountersCachegrind) {
+		return nil
+	}
+	if err := rig.CheckValgrind(ctx); err != nil {
+		return fmt.Errorf("%w: %w", setting.Errorf("{counters} cachegrind"), err)
+	}
+	return nil
 }
 
 // close unpins the load generator and stops every server still running, and the database.

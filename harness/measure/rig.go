@@ -228,6 +228,14 @@ func (r *Rig) Cachegrind(ctx context.Context, target string, sc scenario.Scenari
 	})
 }
 
+// CheckValgrind is the counting step's preflight: valgrind found, executable and able to run
+// a program here (the CPUID probe, whose plan every count then reuses), or a
+// *counters.ValgrindError saying which of the three it is not.
+func (r *Rig) CheckValgrind(ctx context.Context) error {
+	_, err := counters.ValgrindCPU(ctx, "valgrind")
+	return err
+}
+
 // PacedSyscalls counts target's system calls per response for sc under the paced client (one
 // fresh server, n requests counted at pipelining), on the plan's server CPUs and threads.
 func (r *Rig) PacedSyscalls(ctx context.Context, target string, sc scenario.Scenario, n, pipelining int) (*counters.PacedSyscallResult, error) {

@@ -278,6 +278,10 @@ func countersSection(d *document, s *session.Summary) {
 		mode = "perf"
 	}
 	d.p(fmt.Sprintf("Counts divided by the responses of the measurement window (%s mode); fewer is better. Instruction counts are comparable across sessions, times are not.", mode))
+	if mode == "cachegrind" {
+		// The code paths counted depend on the CPU valgrind showed the server (docs/counters.md).
+		d.p("Counted on: " + s.CountedCPU.Describe() + ".")
+	}
 	seen := map[string]bool{}
 	var names []string
 	for _, m := range []map[string]float64{ca, cb} {

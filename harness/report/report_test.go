@@ -100,6 +100,7 @@ func TestMarkdown(t *testing.T) {
 		"order effect", "95% interval of the median delta", "real coverage 97.85%",
 		"| rps | PASS | +12.71% | [+11.39%, +14.93%] | 97.85% | ≥ -2.00% |", "| p99_ms | context | -10.31% |", "none (context) |", "p99 3.90 ms (binding; closed loop at saturation: context, not gated)", "| errors | PASS | 0 | — | — | ≤ 0 |",
 		"## CPU counters per response", "| instructions | 9,177.51 | 10,450.00 | -12.18% |",
+		"Counted on: CPU unknown.", // a session from before bindrace recorded it
 		"cycles: not supported: no PMU in this VM (ENOENT)",
 		"bindrace race --a binding --b uws --profile release-linux",
 		"| versions.node | v20.18.0 |", "| cpus | 2 |",
@@ -113,6 +114,11 @@ func TestMarkdown(t *testing.T) {
 	if testing.Verbose() {
 		t.Log("\n" + md)
 	}
+	s.CountedCPU = &session.CountedCPU{Vendor: "AuthenticAMD", Model: "AMD EPYC", GuestVendor: "GenuineIntel",
+		GuestFeatures: []string{"avx2", "rdtscp"}, Hidden: []string{"rdtscp"}, Switches: []string{"GODEBUG=cpu.rdtscp=off"}}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown with the counts' CPU", renderT(t, dir, "md"),
+		"Counted on: AMD EPYC (AuthenticAMD); under valgrind: GenuineIntel, avx2 rdtscp; switched off: GODEBUG=cpu.rdtscp=off.")
 }
 
 func TestCSV(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 
 // BaselineSchemaVersion is the version of a baseline file's layout. 2: each entry keeps the
 // candidate's instructions per response by function and by source file (breakdowns), so a
-// failing gate names its functions. A version 1 file is still read and gated, without them.
-const BaselineSchemaVersion = 2
+// failing gate names its functions. 3: the CPU the counts came from (cpu). Versions 1 and 2 are
+// still read and gated, without what they lack ("CPU unknown").
+const BaselineSchemaVersion = 3
 
 // oldestBaselineSchema is the oldest layout this bindrace still reads.
 const oldestBaselineSchema = 1
@@ -30,7 +31,9 @@ type Baseline struct {
 	CountersMode  string            `json:"counters_mode"`
 	Written       time.Time         `json:"written"`
 	From          string            `json:"from"` // the session it was written from
-	Entries       []BaselineEntry   `json:"entries"`
+	// CPU the counts came from: host, what the program saw under valgrind, the switches.
+	CPU     *CountedCPU     `json:"cpu,omitempty"`
+	Entries []BaselineEntry `json:"entries"`
 }
 
 // BaselineEntry is one race's counts: scenario and shape identify it.

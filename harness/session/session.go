@@ -298,6 +298,9 @@ type Summary struct {
 	CounterResolution   map[string]map[string]float64 `json:"counter_resolution,omitempty"`
 	CounterShape        *CounterShape                 `json:"counter_shape,omitempty"`
 	CountersUnsupported map[string]string             `json:"counters_unsupported,omitempty"`
+	// CountedCPU is the CPU the cachegrind counts came from (both sides': one harness counted
+	// them); absent in sessions written before bindrace recorded it.
+	CountedCPU *CountedCPU `json:"counted_cpu,omitempty"`
 	// Breakdowns are each side's cachegrind instructions per response by function and by file
 	// ("a"/"b"), and Attribution the ranked deltas of every instruction check (gate.Apply).
 	Breakdowns  map[string]*Breakdowns `json:"breakdowns,omitempty"`

@@ -273,6 +273,9 @@ func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool, show tabl
 	writeBreakdown(w, r.Files, show.files)
 	writeSyscalls(w, r.Syscalls)
 	writeSample(w, r.Sample, show.functions)
+	if r.CPU != nil {
+		fmt.Fprintf(w, "\nCPU: %s\n", r.CPU.Describe())
+	}
 	if r.Caveat != "" {
 		fmt.Fprintf(w, "\nnote: %s\n", r.Caveat)
 	}

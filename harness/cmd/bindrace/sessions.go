@@ -126,7 +126,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %s (%d connections, pipelining %d): %.1f instructions per response%s\n",
 			b.Target, e.Scenario, e.Connections, e.Pipelining, e.Counters["instructions"], calls)
 	}
-	fmt.Fprintf(stdout, "wrote %s (build %s, profile %s)\n", path, b.Build["kind"], orNone(b.Build["profile_sha256"]))
+	fmt.Fprintf(stdout, "wrote %s (build %s, profile %s; counted on %s)\n", path, b.Build["kind"], orNone(b.Build["profile_sha256"]), b.CPU.Describe())
 	return 0
 }
 

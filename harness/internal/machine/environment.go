@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,34 +94,17 @@ func cstr(b []byte) string {
 }
 
 func cpuInfo(def int) (string, int) {
-	f, err := os.Open("/proc/cpuinfo")
+	c, err := ReadCPUInfo()
 	if err != nil {
 		return "n/a", def
 	}
-	defer f.Close()
-	model, n := "", 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(k) {
-		case "processor":
-			n++
-		case "model name":
-			if model == "" {
-				model = strings.TrimSpace(v)
-			}
-		}
+	if c.Model == "" {
+		c.Model = "n/a"
 	}
-	if model == "" {
-		model = "n/a"
+	if c.Count == 0 {
+		c.Count = def
 	}
-	if n == 0 {
-		n = def
-	}
-	return model, n
+	return c.Model, c.Count
 }
 
 func governor() string {
