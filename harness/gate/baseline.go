@@ -94,10 +94,8 @@ func checkBaseline(d *decision, s *session.Summary, base *Baseline) {
 			c.Delta = ptr(growth)
 			c.Reason = fmt.Sprintf("%s per response vs baseline %s: %.1f vs %.1f, growth %+.3f%%, limit %+.2f%%",
 				name, base.Path, cur, old, growth, limit)
-			c.Verdict = session.Pass
-			if growth > limit {
-				c.Verdict = session.Fail
-			}
+			band := resolutionBand(s.CounterResolution["a"][name], e.Resolution[name], old)
+			c.Verdict = beyondBand(&c, growth, band, limit)
 		}
 		d.add(c)
 		if name == attributed {
@@ -137,7 +135,7 @@ func NewBaseline(sums []*session.Summary, from string) (*session.Baseline, error
 			}
 		}
 		e := session.BaselineEntry{Scenario: s.Scenario, Connections: s.Connections, Pipelining: s.Pipelining,
-			CounterShape: s.CounterShape, Counters: s.Counters["a"], Breakdowns: s.Breakdowns["a"], RPS: s.StatsA.MedianRPS}
+			CounterShape: s.CounterShape, Counters: s.Counters["a"], Resolution: s.CounterResolution["a"], Breakdowns: s.Breakdowns["a"], RPS: s.StatsA.MedianRPS}
 		if len(perCPU) > 0 {
 			e.RPSPerCPUSecond = stats.Median(perCPU)
 		}

@@ -313,6 +313,34 @@ func TestCountsDecideNothingWithinTheirResolution(t *testing.T) {
 	}
 }
 
+// TestBaselineDecidesNothingWithinTheResolution: a baseline keeps its count's resolution, and
+// growth within both resolutions of the limit is INCONCLUSIVE; beyond them it decides.
+func TestBaselineDecidesNothingWithinTheResolution(t *testing.T) {
+	withRes := func(instr float64) *session.Summary {
+		s := withCounts(instr, 7700)
+		s.CounterResolution = map[string]map[string]float64{"a": {"instructions": 10}}
+		return s
+	}
+	b := baselineOf(withRes(1830))
+	if b.Entries[0].Resolution["instructions"] != 10 {
+		t.Fatalf("baseline entry %+v: no resolution kept", b.Entries[0])
+	}
+	for _, c := range []struct {
+		instr float64
+		want  string
+	}{{1832, session.Pass}, {1845, session.Inconclusive}, {1860, session.Fail}} {
+		s := withRes(c.instr)
+		m, err := MatchBaseline(s, b, "baselines/ci.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		Apply(s, m)
+		if bc := check(s.Checks, "baseline:instructions"); bc == nil || bc.Verdict != c.want {
+			t.Errorf("%v against 1830 (±10 each): %+v, want %s", c.instr, bc, c.want)
+		}
+	}
+}
+
 func baselineOf(s *session.Summary) *session.Baseline {
 	b, err := NewBaseline([]*session.Summary{s}, "results/x")
 	if err != nil {

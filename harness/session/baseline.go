@@ -43,6 +43,9 @@ type BaselineEntry struct {
 	Pipelining   int                `json:"pipelining"`
 	CounterShape *CounterShape      `json:"counter_shape,omitempty"`
 	Counters     map[string]float64 `json:"counters"` // per response
+	// Resolution is each count's resolution (Summary.CounterResolution of the candidate);
+	// absent from files written before it was recorded.
+	Resolution map[string]float64 `json:"resolution,omitempty"`
 	// Breakdowns: the counts by function and by file (at most MaxBreakdownRows each); absent
 	// from a version 1 file.
 	Breakdowns *Breakdowns `json:"breakdowns,omitempty"`
