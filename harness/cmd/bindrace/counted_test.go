@@ -78,8 +78,16 @@ func TestBaselineSmoke(t *testing.T) {
 	}
 	g := cli(t, 20*time.Second, "gate", dir, "--baseline", base, "--json")
 	var s session.Summary
-	if g.code == 2 || json.Unmarshal([]byte(g.stdout), &s) != nil || checkOf(s, "baseline:instructions").Verdict != session.Pass {
-		t.Errorf("gate against its own baseline: exit %d\n%s%s", g.code, g.stdout, g.stderr)
+	// Its own counts: growth 0 exactly. At N = 2,000 a count is known to about 1% (a heap growth
+	// alone is 40 instructions a response), so the check may say so rather than PASS; it never
+	// FAILs.
+	if err := json.Unmarshal([]byte(g.stdout), &s); err != nil {
+		t.Fatalf("gate --json: %v: exit %d\n%s%s", err, g.code, g.stdout, g.stderr)
+	}
+	c := checkOf(s, "baseline:instructions")
+	honest := c.Verdict == session.Pass || (c.Verdict == session.Inconclusive && strings.Contains(c.Reason, "within the counts' resolution"))
+	if g.code == 2 || g.code == 1 || c.Delta == nil || *c.Delta != 0 || !honest {
+		t.Errorf("gate against its own baseline: exit %d, check %+v\n%s%s", g.code, c, g.stdout, g.stderr)
 	}
 	noLeftovers(t)
 }
