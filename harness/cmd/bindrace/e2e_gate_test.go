@@ -59,7 +59,7 @@ func TestEqualThreads(t *testing.T) {
 		t.Errorf("unequal threads: exit %d\n%s", r.code, r.stderr)
 	}
 	r = cli(t, 60*time.Second, raceArgs("--a", two, "--b", "nethttp", "--pairs", "2", "--allow-unequal-threads", "--out", filepath.Join(t.TempDir(), "v"))...)
-	if r.code == 2 || !strings.HasPrefix(r.stdout, "UNEQUAL THREADS: "+two+" (2 threads)") {
+	if r.code == 2 || !strings.HasPrefix(r.stdout, "UNEQUAL THREADS: INCONCLUSIVE: "+two+" (2 threads)") {
 		t.Errorf("allowed unequal threads: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	noLeftovers(t)
