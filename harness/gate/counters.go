@@ -89,6 +89,9 @@ func spread(s *session.Summary, name string) string {
 	if len(a) < 2 || len(b) < 2 {
 		return ""
 	}
+	if len(a) != len(b) {
+		return fmt.Sprintf(" (median of %d / %d repetitions; spread %.3f%% / %.3f%%)", len(a), len(b), rangePct(a), rangePct(b))
+	}
 	return fmt.Sprintf(" (median of %d repetitions per side; spread %.3f%% / %.3f%%)", len(a), rangePct(a), rangePct(b))
 }
 

@@ -273,7 +273,13 @@ func TestCountersAgainstB(t *testing.T) {
 	if v, rs, _ := Decide(withCounts(2214.5, 2214), nil); v != session.Pass || !has(rs, "delta +0.023%") {
 		t.Errorf("A/A: %s %q", v, rs)
 	}
-	s := withCounts(2214, 2214)
+	// Sides that settled on different numbers of repetitions say so.
+	s := withCounts(2214.5, 2214)
+	s.CounterSamples["b"]["instructions"] = []float64{2214, 2230}
+	if _, rs, _ := Decide(s, nil); !has(rs, "median of 3 / 2 repetitions") {
+		t.Errorf("uneven repetitions: %q", rs)
+	}
+	s = withCounts(2214, 2214)
 	s.CountersMode = "perf"
 	if v, rs, _ := Decide(s, nil); v != session.Inconclusive || !has(rs, "not gated without deterministic counts") {
 		t.Errorf("perf mode: %s %q", v, rs)
