@@ -21,6 +21,8 @@ const (
 	WhySaturation = "saturation"
 	// WhyOverloaded: an open loop offered more than a side served (checkOverload).
 	WhyOverloaded = "overloaded"
+	// WhyResolution: a deterministic count known to less than its limit (beyondBand).
+	WhyResolution = "resolution"
 )
 
 // contextP99 reports a closed-loop race's p99 as context. Latency gates in an open loop at a
@@ -52,8 +54,12 @@ func (d *decision) aside(s *session.Summary, metric, why, more string) {
 	d.reasons = append(d.reasons, c.Reason)
 }
 
-// contextWhy is the tag a context figure of s carries in the headline.
-func contextWhy(s *session.Summary) string {
+// contextWhy is the tag a context figure of s carries in the headline: a count's is its
+// resolution, a paired figure's the race's loop.
+func contextWhy(s *session.Summary, c session.Check) string {
+	if _, paired := metricLabel[c.Metric]; !paired {
+		return WhyResolution
+	}
 	if s.Rate != nil {
 		return WhyOverloaded
 	}

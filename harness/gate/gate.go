@@ -105,6 +105,10 @@ func (d *decision) add(c session.Check) {
 			d.verdict = session.Inconclusive
 		}
 		d.reasons = append(d.reasons, c.Reason+": inconclusive")
+	case session.Context: // a check that cannot decide here: shown, never in the verdict
+		d.context = append(d.context, c)
+		d.reasons = append(d.reasons, c.Reason)
+		return
 	default:
 		d.reasons = append(d.reasons, c.Reason+": passed")
 	}

@@ -100,7 +100,11 @@ func contextText(s *session.Summary) string {
 	var parts []string
 	for _, c := range s.Context {
 		if c.Delta != nil {
-			parts = append(parts, fmt.Sprintf("%s %+.1f%% (%s, context)", metricLabel[c.Metric], *c.Delta, contextWhy(s)))
+			label := metricLabel[c.Metric]
+			if label == "" {
+				label = c.Metric
+			}
+			parts = append(parts, fmt.Sprintf("%s %+.1f%% (%s, context)", label, *c.Delta, contextWhy(s, c)))
 		}
 	}
 	if len(parts) == 0 {
