@@ -132,6 +132,11 @@ func TestBreakdownNeverShowsNoise(t *testing.T) {
 	if _, tot := Resolutions(ticking, 20000, 10, false); math.Abs(tot[Instructions]-2.2*126.4) > 1e-9 || row[Instructions] != 30 {
 		t.Errorf("instructions total resolution %v with the monitor's rows at 126.4: want 2.2 × 126.4", tot[Instructions])
 	}
+	// At N = 2,000 one heap growth (86,000 instructions) in one run is 43 a response: the total
+	// is known to no better, whatever the rows and rates say.
+	if _, small := Resolutions(slopes, 2000, 1, false); small[Instructions] != 43 {
+		t.Errorf("instructions total resolution %v at N = 2,000: want one heap growth's 43", small[Instructions])
+	}
 	b := NewBreakdown(ByFunction, slopes, row, total)
 	if len(b.Rows) != 1 || b.Rows[0].Name != "hot" || b.Under.Rows != 3 {
 		t.Fatalf("rows %+v under %+v", b.Rows, b.Under)
