@@ -122,13 +122,15 @@ func TestOpenLoopSaturatedServerQueues(t *testing.T) {
 		return strings.Repeat(pingResp, n), false
 	})
 	cfg := Config{Addr: s.addr(), Requests: pingReq(s.addr()), Connections: 4, Pipelining: 1, Workers: 1,
-		Duration: time.Second, Rate: 1600, Timeout: 100 * time.Millisecond}
+		Duration: time.Second, Rate: 1600, Timeout: 200 * time.Millisecond}
 	res, err := Run(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Errors) != 0 || res.Latency.P99 < 200 || res.RPS > 1000 {
-		t.Fatalf("errors %v, p99 %.1f ms, %.0f/s: want no errors and latency well past the 100 ms timeout",
+	// A timeout of 200 ms, not 100: beside a CPU hog 4 of some 570 answers took over 100 ms to
+	// arrive once sent (make test, 2026-12-05), which is the scheduler, not the open loop.
+	if len(res.Errors) != 0 || res.Latency.P99 < 300 || res.RPS > 1000 {
+		t.Fatalf("errors %v, p99 %.1f ms, %.0f/s: want no errors and latency well past the 200 ms timeout",
 			res.Errors, res.Latency.P99, res.RPS)
 	}
 }
