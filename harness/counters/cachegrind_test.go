@@ -2,7 +2,6 @@ package counters
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -14,9 +13,7 @@ import (
 // bin/binding-server is built, else fasthttp (this test binary re-run as the server).
 func cachegrindTarget(t *testing.T) *targets.Target {
 	t.Helper()
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not installed: run scripts/setup.sh")
-	}
+	installed(t, "valgrind", "valgrind")
 	if root, err := machine.RepoRoot(); err == nil {
 		bin := filepath.Join(root, "bin", "binding-server")
 		if _, err := os.Stat(bin); err == nil {

@@ -20,13 +20,8 @@ import (
 // counted load connects: the error must say it died, with the signal, the bytes, the function
 // and valgrind's log, never what the client saw (a reset connection).
 func TestCachegrindServerDied(t *testing.T) {
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not installed")
-	}
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("gcc not installed")
-	}
+	installed(t, "valgrind", "valgrind")
+	gcc := installed(t, "gcc", "g++, which depends on gcc")
 	bin := filepath.Join(t.TempDir(), "evexserver")
 	if out, err := exec.Command(gcc, "-O1", "-g", "-o", bin, "testdata/evexserver.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
@@ -36,7 +31,7 @@ func TestCachegrindServerDied(t *testing.T) {
 	defer cancel()
 	var log bytes.Buffer
 	// No Dir, as without --keep: the temporary directory must stay for the log's sake.
-	_, err = Cachegrind(ctx, tg, sc, 100, CachegrindOptions{Log: &log})
+	_, err := Cachegrind(ctx, tg, sc, 100, CachegrindOptions{Log: &log})
 	var died *DiedError
 	if !errors.As(err, &died) {
 		t.Fatalf("err = %v, want a *DiedError\nlog:\n%s", err, log.String())

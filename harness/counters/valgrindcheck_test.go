@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,15 +32,12 @@ func TestValgrindCPUBadInput(t *testing.T) {
 			}
 		}
 		// PATH is dir alone, with setarch, which the probe runs valgrind under.
-		setarch, err := exec.LookPath("setarch")
-		if err != nil {
-			t.Skip("setarch not installed")
-		}
+		setarch := installed(t, "setarch", "util-linux")
 		if err := os.Symlink(setarch, filepath.Join(dir, "setarch")); err != nil {
 			t.Fatal(err)
 		}
 		t.Setenv("PATH", dir)
-		_, err = ValgrindCPU(context.Background(), "valgrind")
+		_, err := ValgrindCPU(context.Background(), "valgrind")
 		var ve *ValgrindError
 		if !errors.As(err, &ve) || ve.Kind != c.kind || !strings.Contains(err.Error(), "valgrind "+c.kind) {
 			t.Errorf("%s: err = %v, want a ValgrindError %q", c.name, err, c.kind)
@@ -53,9 +49,7 @@ func TestValgrindCPUBadInput(t *testing.T) {
 // probe run under valgrind, and every feature it hides is one the guest saw and the host lacks,
 // switched off in the counted server's environment.
 func TestValgrindCPU(t *testing.T) {
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind not installed")
-	}
+	installed(t, "valgrind", "valgrind")
 	p, err := ValgrindCPU(context.Background(), "valgrind")
 	if err != nil {
 		t.Fatal(err)
