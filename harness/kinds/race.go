@@ -247,10 +247,10 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 	switch {
 	case rs.stopped != "":
 		// Not run: recorded so the index shows every race the profile asked for.
-		*s = stats.Summarize(nil, o.Profile.GateThresholds(), rs.design)
+		*s = stats.Summarize(nil, o.Profile.RaceThresholds(r), rs.design)
 		s.Incomplete = "not run: " + rs.stopped
 	case rs.failed != "":
-		*s = stats.Summarize(nil, o.Profile.GateThresholds(), rs.design)
+		*s = stats.Summarize(nil, o.Profile.RaceThresholds(r), rs.design)
 		s.Stop = &session.Stop{Reason: session.StopSessionFail}
 		s.Warnings = append(s.Warnings, "not run: "+rs.failed+" FAILed first, which decided the session's verdict")
 	default:
@@ -285,7 +285,11 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profile.Race, prefix, sdir string, ri int) {
 	rate, raw, cut := rs.raceRate(ctx, r, prefix)
 	counted := &session.Summary{A: rs.o.A, B: rs.o.B}
-	if cut == nil && rs.o.Profile.Has(profile.CountersCachegrind) {
+	switch {
+	case cut != nil || !rs.o.Profile.Has(profile.CountersCachegrind):
+	case r.Uncounted:
+		rs.o.Events.Notef("%snot counted: the profile leaves this race out of the counts step (count: false)", prefix)
+	default:
 		cut = rs.countInto(ctx, counted, r, sdir)
 		if cut == nil {
 			cut = rs.syscallsInto(ctx, counted, r)
@@ -301,7 +305,7 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 		pr.stop = session.Stop{Reason: session.StopDecided}
 		rs.o.Events.Notef("%spairs not measured: the %s check FAILed, which decides the race", prefix, failed)
 	}
-	*s = stats.Summarize(pr.pairs, rs.o.Profile.GateThresholds(), rs.design)
+	*s = stats.Summarize(pr.pairs, rs.o.Profile.RaceThresholds(r), rs.design)
 	keepCounts(s, counted)
 	s.Rate = rate.Record()
 	s.Stop = &pr.stop

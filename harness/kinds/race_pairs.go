@@ -97,7 +97,7 @@ func isLook(d *session.Design, n int) bool {
 // look summarizes and gates the pairs so far, with the counts measured before them.
 func (pl *pairLoop) look() *session.Summary {
 	o := pl.rs.o
-	l := stats.Summarize(pl.out.pairs, o.Profile.GateThresholds(), pl.rs.design)
+	l := stats.Summarize(pl.out.pairs, o.Profile.RaceThresholds(pl.r), pl.rs.design)
 	keepCounts(&l, pl.counts)
 	l.DecideOn, l.A, l.B = o.Profile.DecideOn, o.A, o.B
 	gate.Apply(&l, nil)

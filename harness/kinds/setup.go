@@ -185,7 +185,11 @@ func methodLines(pl measure.Plan) []string {
 func racesText(rs []profile.Race) string {
 	var parts []string
 	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("%s (%d connections, pipelining %d)", r.Scenario, r.Connections, r.Pipelining))
+		uncounted := ""
+		if r.Uncounted {
+			uncounted = ", not counted"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d connections, pipelining %d%s)", r.Scenario, r.Connections, r.Pipelining, uncounted))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -64,6 +64,10 @@ type Extra struct {
 	Scenario    string `json:"scenario"`
 	Pipelining  int    `json:"pipelining,omitempty"`
 	Connections int    `json:"connections,omitempty"`
+	// Count false leaves this race out of the counts step (cachegrind, paced system calls):
+	// where the counts cannot decide the profile's limit (ping at pipelining 1 under valgrind
+	// resolves ±2.7% against +1%: docs/counters.md), counting would only take pairs' time.
+	Count *bool `json:"count,omitempty"`
 }
 
 // Method is how every run of a session is measured: the steps of one run and their timing,
@@ -360,6 +364,16 @@ func (p *Profile) GateThresholds() session.Thresholds {
 	return th
 }
 
+// RaceThresholds are the thresholds race r applies: GateThresholds, less the counts' limits
+// when the profile leaves r out of the counts step (an uncounted race gates what it measured).
+func (p *Profile) RaceThresholds(r Race) session.Thresholds {
+	th := p.GateThresholds()
+	if r.Uncounted {
+		th.CounterMaxDeltaPct, th.CounterMaxGrowthPct, th.SyscallMaxDeltaPct, th.SyscallMaxGrowthPct = nil, nil, nil, nil
+	}
+	return th
+}
+
 // FallibleChecks is how many statistical checks of this profile can FAIL a release: in each
 // closed-loop race throughput alone (its p99 is context: a saturated closed loop's p99 is its
 // queue over its throughput, gate/context.go), in each open-loop race p50 and p99 (the rate
@@ -427,6 +441,7 @@ type Race struct {
 	Connections int
 	Pipelining  int
 	Rate        float64 // > 0: an open loop at this many requests/s (the race sets it from the profile)
+	Uncounted   bool    // the profile leaves this race out of the counts step (Extra.Count)
 }
 
 // Races expands the scenarios and extra races.
@@ -436,7 +451,8 @@ func (p *Profile) Races() []Race {
 		out = append(out, Race{Name: s, Scenario: s, Connections: p.Connections, Pipelining: p.Pipelining})
 	}
 	for _, e := range p.ExtraRaces {
-		r := Race{Name: e.Name, Scenario: e.Scenario, Connections: e.Connections, Pipelining: e.Pipelining}
+		r := Race{Name: e.Name, Scenario: e.Scenario, Connections: e.Connections, Pipelining: e.Pipelining,
+			Uncounted: e.Count != nil && !*e.Count}
 		if r.Connections == 0 {
 			r.Connections = p.Connections
 		}

@@ -60,6 +60,16 @@ func TestShippedProfilesLoad(t *testing.T) {
 	if len(races) != 2 || races[1].Scenario != "ping" || races[1].Pipelining != 1 || races[1].Connections != 100 || races[1].Name != "ping-p1" {
 		t.Errorf("release-linux races: %+v", races)
 	}
+	// ping-p1 is raced, not counted: its counts resolve wider than the instruction limit.
+	if races[0].Uncounted || !races[1].Uncounted {
+		t.Errorf("release-linux counts: %+v", races)
+	}
+	if th := r.RaceThresholds(races[1]); th.CounterMaxDeltaPct != nil || th.SyscallMaxDeltaPct != nil {
+		t.Errorf("an uncounted race gates counts: %+v", th)
+	}
+	if th := r.RaceThresholds(races[0]); th.CounterMaxDeltaPct["instructions"] != 1 {
+		t.Errorf("the counted race gates no instructions: %+v", th)
+	}
 	g, _ := Load("pgo-balanced-linux", shipped)
 	var names []string
 	for _, x := range g.Races() {
