@@ -2,6 +2,8 @@ package counters
 
 import (
 	"sort"
+
+	"github.com/bindrace/bindrace/harness/internal/round"
 )
 
 // BreakdownCounters are the counters a breakdown's rows carry, in column order.
@@ -64,7 +66,7 @@ func NewBreakdown(v View, slopes []Slope, res, sumRes Resolution) *Breakdown {
 	ins := total[Instructions]
 	for i := range b.Rows {
 		if ins > 0 {
-			b.Rows[i].SharePct = Round(100 * b.Rows[i].PerResponse[Instructions] / ins)
+			b.Rows[i].SharePct = round.Readable(100 * b.Rows[i].PerResponse[Instructions] / ins)
 		}
 	}
 	sort.SliceStable(b.Rows, func(i, j int) bool {

@@ -39,6 +39,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/round"
 )
 
 // Counter names used in Totals.Values and per-response maps.
@@ -130,27 +132,11 @@ func Order(keys map[string]bool) []string {
 	return append(out, rest...)
 }
 
-// Round keeps JSON figures readable: one decimal above 1000, three above 1, six below.
-func Round(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
-	}
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return math.Round(v*10) / 10
-	case a >= 1:
-		return math.Round(v*1000) / 1000
-	default:
-		return math.Round(v*1e6) / 1e6
-	}
-}
-
 // RoundMap is Round over a map's values.
 func RoundMap(m map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(m))
 	for k, v := range m {
-		out[k] = Round(v)
+		out[k] = round.Readable(v)
 	}
 	return out
 }

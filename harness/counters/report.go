@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -56,7 +57,7 @@ type Report struct {
 
 func (r *Report) fill(t Totals, responses int64, per map[string]float64) {
 	r.Responses = responses
-	r.WindowS = Round(t.Window.Seconds())
+	r.WindowS = round.Readable(t.Window.Seconds())
 	r.PerResponse = RoundMap(per)
 	r.Totals = RoundMap(t.Values)
 	r.Unsupported = t.Unsupported
@@ -83,7 +84,7 @@ func (r *Report) fillCachegrind(res *CachegrindResult) {
 			if r.UnderResolution == nil {
 				r.UnderResolution = map[string]float64{}
 			}
-			r.UnderResolution[k] = Round(res.Resolution[k])
+			r.UnderResolution[k] = round.Readable(res.Resolution[k])
 			delete(r.PerResponse, k)
 			delete(r.Totals, k)
 		}
@@ -151,7 +152,7 @@ func measurePerf(ctx context.Context, t *targets.Target, sc scenario.Scenario, o
 		out.Connections = 100
 	}
 	out.fill(res.Totals, res.Responses, res.PerResponse)
-	out.ServerCPUSeconds = Round(res.ServerCPUSeconds)
+	out.ServerCPUSeconds = round.Readable(res.ServerCPUSeconds)
 	out.Threads = res.Totals.Threads
 	out.Sample = res.Sample
 	if res.SampleError != "" {

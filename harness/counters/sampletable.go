@@ -1,6 +1,10 @@
 package counters
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/bindrace/bindrace/harness/internal/round"
+)
 
 // SampleFloorPct is the share of the samples under which a row of a sample table is not listed
 // one by one (they are summed in the table's Rest): a row of a few samples is mostly sampling
@@ -37,12 +41,12 @@ type SampleRow struct {
 // Table divides the profile by the responses served while it was sampled.
 func (p *SampleProfile) Table(responses int64) *SampleTable {
 	t := &SampleTable{Responses: responses, Samples: p.Samples, Threads: p.Threads, PeriodNs: p.Period.Nanoseconds(),
-		WindowS: Round(p.Window.Seconds())}
+		WindowS: round.Readable(p.Window.Seconds())}
 	if responses <= 0 || p.CPUNs <= 0 {
 		return t
 	}
-	per := func(ns float64) float64 { return Round(ns / float64(responses)) }
-	share := func(ns float64) float64 { return Round(100 * ns / p.CPUNs) }
+	per := func(ns float64) float64 { return round.Readable(ns / float64(responses)) }
+	share := func(ns float64) float64 { return round.Readable(100 * ns / p.CPUNs) }
 	t.NsPerResponse, t.UserNs, t.KernelNs, t.KernelPct = per(p.CPUNs), per(p.UserNs), per(p.KernelNs), share(p.KernelNs)
 	t.Rest.Name = "functions under the floor"
 	for name, f := range p.Functions {

@@ -3,6 +3,8 @@ package counters
 import (
 	"sort"
 	"strings"
+
+	"github.com/bindrace/bindrace/harness/internal/round"
 )
 
 // sendCalls and recvCalls are the system calls that move a connection's bytes out and in. A
@@ -57,7 +59,7 @@ func NewSyscallTable(t Totals, responses, clientSent, clientReceived int64) *Sys
 		tab.Unsupported = "no system-call count was read"
 		return tab
 	}
-	per := func(v float64) float64 { return Round(v / float64(responses)) }
+	per := func(v float64) float64 { return round.Readable(v / float64(responses)) }
 	tab.PerResponse = per(total)
 	tab.ContextSwitches = per(t.Values[ContextSwitches])
 	counted, sends, recvs := 0.0, 0.0, 0.0
@@ -73,10 +75,10 @@ func NewSyscallTable(t Totals, responses, clientSent, clientReceived int64) *Sys
 		if recvCalls[name] {
 			recvs += v
 		}
-		tab.BySyscall = append(tab.BySyscall, SyscallRow{Name: name, PerResponse: per(v), SharePct: Round(100 * v / total)})
+		tab.BySyscall = append(tab.BySyscall, SyscallRow{Name: name, PerResponse: per(v), SharePct: round.Readable(100 * v / total)})
 	}
 	if other := total - counted; other > 0 {
-		tab.BySyscall = append(tab.BySyscall, SyscallRow{Name: OtherSyscalls, PerResponse: per(other), SharePct: Round(100 * other / total)})
+		tab.BySyscall = append(tab.BySyscall, SyscallRow{Name: OtherSyscalls, PerResponse: per(other), SharePct: round.Readable(100 * other / total)})
 	}
 	sort.Slice(tab.BySyscall, func(i, j int) bool {
 		a, b := tab.BySyscall[i], tab.BySyscall[j]
@@ -84,10 +86,10 @@ func NewSyscallTable(t Totals, responses, clientSent, clientReceived int64) *Sys
 	})
 	tab.SendsPerResponse, tab.RecvsPerResponse = per(sends), per(recvs)
 	if sends > 0 && clientReceived > 0 {
-		tab.BytesPerSend = Round(float64(clientReceived) / sends)
+		tab.BytesPerSend = round.Readable(float64(clientReceived) / sends)
 	}
 	if recvs > 0 && clientSent > 0 {
-		tab.BytesPerRecv = Round(float64(clientSent) / recvs)
+		tab.BytesPerRecv = round.Readable(float64(clientSent) / recvs)
 	}
 	return tab
 }

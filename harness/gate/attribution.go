@@ -2,9 +2,9 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
 )
@@ -60,7 +60,7 @@ func attributeBaseline(s *session.Summary, base *Baseline) *session.Attribution 
 func newAttribution(check, a, b string, totalA, totalB float64) *session.Attribution {
 	d := totalA - totalB
 	return &session.Attribution{Check: check, Counter: attributed, A: a, B: b, TotalA: totalA, TotalB: totalB,
-		Delta: round6(d), DeltaPct: round6(counterDelta(totalA, totalB))}
+		Delta: round.To(d, 6), DeltaPct: round.To(counterDelta(totalA, totalB), 6)}
 }
 
 // fillViews ranks both views; the by-file view only where both sides have it.
@@ -124,8 +124,6 @@ func noteAttribution(d *decision, s *session.Summary, check string) {
 		}
 	}
 }
-
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // topFunction names, for the headline, the function of check's attribution that moved most in
 // the direction of the check's delta (the table ranks by size either way; a FAIL's reader wants

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
 )
@@ -59,7 +60,7 @@ func checkOverload(d *decision, s *session.Summary) bool {
 	d.add(session.Check{Metric: MetricSustained, Verdict: session.Inconclusive, Delta: ptr((low/rate - 1) * 100),
 		Limit: -OverloadTolerancePct, Bound: "min",
 		Reason: fmt.Sprintf("overloaded at %s requests/s: %s sustained %s requests/s, %s %s (median of its runs; a side more than %d%% under the rate was offered more than it serves): latency not gated; race at a rate both sides sustain (a lower --rate, or --rate-fraction below 1)",
-			fmtRate(rate), side(s.A, "A"), fmtRate(roundRate(a)), side(s.B, "B"), fmtRate(roundRate(b)), OverloadTolerancePct)})
+			fmtRate(rate), side(s.A, "A"), fmtRate(round.To(a, 1)), side(s.B, "B"), fmtRate(round.To(b, 1)), OverloadTolerancePct)})
 	return true
 }
 
@@ -76,9 +77,6 @@ func sustained(s *session.Summary, run func(session.Pair) session.Run) float64 {
 	}
 	return stats.Median(rps)
 }
-
-// roundRate keeps a sustained rate to one decimal for the reason.
-func roundRate(r float64) float64 { return math.Round(r*10) / 10 }
 
 // generatorBound counts the generator-bound runs among the valid pairs' runs.
 func generatorBound(s *session.Summary) (n, total int) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
 )
@@ -53,7 +54,7 @@ func medianBreakdown(reps []*counters.Breakdown) *session.Breakdown {
 		}
 		m := stats.Median(vs)
 		if m >= out.Resolution {
-			rows = append(rows, session.BreakdownRow{Name: name, Instructions: counters.Round(m), NoSymbol: noSym[name]})
+			rows = append(rows, session.BreakdownRow{Name: name, Instructions: round.Readable(m), NoSymbol: noSym[name]})
 			continue
 		}
 		out.UnderRows++
@@ -73,7 +74,7 @@ func medianBreakdown(reps []*counters.Breakdown) *session.Breakdown {
 		rows = rows[:session.MaxBreakdownRows]
 	}
 	out.Rows = rows
-	out.UnderSum = counters.Round(out.UnderSum)
-	out.Resolution, out.TotalResolution = counters.Round(out.Resolution), counters.Round(out.TotalResolution)
+	out.UnderSum = round.Readable(out.UnderSum)
+	out.Resolution, out.TotalResolution = round.Readable(out.Resolution), round.Readable(out.TotalResolution)
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
@@ -133,11 +134,11 @@ func MeasureNoise(ctx context.Context, o NoiseOptions) (*Noise, error) {
 
 // noiseWindow is what noise.json keeps of a window.
 func noiseWindow(w measure.Window) NoiseWindow {
-	win := NoiseWindow{RPS: round2(w.Load.RPS), Slices: w.Seconds, Client: w.Load.Client}
+	win := NoiseWindow{RPS: round.To(w.Load.RPS, 2), Slices: w.Seconds, Client: w.Load.Client}
 	if u := w.Usage; u != nil {
 		if cpu := u.CPUSeconds(); cpu > 0 {
-			win.ServerCPUPct = round2(cpu / u.Wall.Seconds() * 100)
-			win.RPSPerCPUSecond = round2(float64(w.Load.Responses) / cpu)
+			win.ServerCPUPct = round.To(cpu/u.Wall.Seconds()*100, 2)
+			win.RPSPerCPUSecond = round.To(float64(w.Load.Responses)/cpu, 2)
 		}
 	}
 	if c := w.Counts; c != nil {
@@ -173,7 +174,7 @@ func noiseLevels(procs []NoiseProcess) []NoiseLevel {
 		if math.IsNaN(v) {
 			return 0 // no units at this level (e.g. windows too short for two slices)
 		}
-		return round2(100 * math.Sqrt(math.Max(v, 0)))
+		return round.To(100*math.Sqrt(math.Max(v, 0)), 2)
 	}
 	w := float64(windows) / math.Max(float64(len(procs)), 1)
 	vWin, vProc := stats.Mean(winVar), relVar(procMeans)
@@ -186,7 +187,7 @@ func noiseLevels(procs []NoiseProcess) []NoiseLevel {
 		if total <= 0 {
 			return 0
 		}
-		return round2(100 * c / total)
+		return round.To(100*c/total, 2)
 	}
 	return []NoiseLevel{
 		{Level: "1 s slices within a window", CVPct: cv(stats.Mean(sliceVar)), N: slices,

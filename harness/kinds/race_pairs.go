@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/gate"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
@@ -74,13 +75,13 @@ func (pl *pairLoop) run(ctx context.Context, first bool, until time.Time) (pairs
 			}
 		}
 	}
-	pl.out.stop.Pairs, pl.out.stop.ElapsedS = len(pl.out.pairs), round2(time.Since(pl.started).Seconds())
+	pl.out.stop.Pairs, pl.out.stop.ElapsedS = len(pl.out.pairs), round.To(time.Since(pl.started).Seconds(), 2)
 	return pl.out, nil
 }
 
 // cutShort records a race cut short between looks: INCOMPLETE, with what it measured.
 func (pl *pairLoop) cutShort(err error) (pairsRun, error) {
-	pl.out.stop = session.Stop{Reason: session.StopInterrupted, Pairs: len(pl.out.pairs), ElapsedS: round2(time.Since(pl.started).Seconds())}
+	pl.out.stop = session.Stop{Reason: session.StopInterrupted, Pairs: len(pl.out.pairs), ElapsedS: round.To(time.Since(pl.started).Seconds(), 2)}
 	return pl.out, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
@@ -50,7 +51,7 @@ func (rs *raceSession) raceRate(ctx context.Context, r profile.Race, prefix stri
 		}
 		maxima[i] = run.RPS
 	}
-	rec := &session.Rate{Fraction: p.RateFraction, MaxA: round2(maxima[0]), MaxB: round2(maxima[1])}
+	rec := &session.Rate{Fraction: p.RateFraction, MaxA: round.To(maxima[0], 2), MaxB: round.To(maxima[1], 2)}
 	rec.RPS = math.Round(p.RateFraction * min(maxima[0], maxima[1]))
 	rs.o.Events.Notef("%srate: %g × the lower closed-loop maximum (%s %s, %s %s) = %s requests/s for both sides",
 		prefix, p.RateFraction, rs.o.A, thousands(maxima[0]), rs.o.B, thousands(maxima[1]), thousands(rec.RPS))
@@ -74,10 +75,3 @@ func closedMax(ctx context.Context, rig *measure.Rig, target string, sc scenario
 
 // thousands formats a number with thousands separators: 482113.4 -> "482,113".
 func thousands(v float64) string { return load.GroupThousands(int64(math.Round(v))) }
-
-func round2(v float64) float64 {
-	if v < 0 {
-		return -round2(-v)
-	}
-	return float64(int64(v*100+0.5)) / 100
-}

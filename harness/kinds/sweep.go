@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/scenario"
@@ -136,7 +137,7 @@ func (ss *sweepSession) measure(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			ss.sw.ClosedLoopMax[t] = round2(run.RPS)
+			ss.sw.ClosedLoopMax[t] = round.To(run.RPS, 2)
 		}
 	}
 	n := max(len(ss.o.Rates), len(ss.o.Fractions))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
@@ -62,7 +63,7 @@ func (rs *raceSession) syscallsInto(ctx context.Context, s *session.Summary, r p
 			for len(vs) < sy.Reps { // a call some repetitions did not make
 				vs = append(vs, 0)
 			}
-			sy.PerResponse[key][name] = counters.Round(stats.Median(vs))
+			sy.PerResponse[key][name] = round.Readable(stats.Median(vs))
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/bindrace/bindrace/harness/internal/engine"
+	"github.com/bindrace/bindrace/harness/internal/round"
 )
 
 // Output is a load's result as one JSON object: what `bindrace load --json` prints, flat, the
@@ -56,13 +57,13 @@ type OpenOutput struct {
 // that left it incomplete (or nil).
 func NewOutput(res *Result, cfg Config, runErr error) (*Output, error) {
 	o := &Output{
-		RPS: round(res.RPS, 1), Responses: res.Responses, Latency: res.Latency,
-		Errors: res.ErrorCount(), ErrorsByKind: res.Errors, DurationS: round(res.Elapsed.Seconds(), 6),
+		RPS: round.To(res.RPS, 1), Responses: res.Responses, Latency: res.Latency,
+		Errors: res.ErrorCount(), ErrorsByKind: res.Errors, DurationS: round.To(res.Elapsed.Seconds(), 6),
 		Connections: cfg.Connections, Pipelining: cfg.Pipelining, Workers: cfg.Workers,
 		BytesRead: res.BytesRead, Reconnects: res.Reconnects, Count: cfg.Count, Unit: res.Unit, Client: res.Client,
 		HistUnit: "us",
 	}
-	o.Mean = round(o.Mean, 3)
+	o.Mean = round.To(o.Mean, 3)
 	if cfg.Protocol == WebSocket {
 		o.Size = cfg.Size
 	}
@@ -74,9 +75,9 @@ func NewOutput(res *Result, cfg Config, runErr error) (*Output, error) {
 		return nil, err
 	}
 	if op := res.Open; op != nil {
-		o.OpenOutput = &OpenOutput{Rate: op.Rate, Arrival: op.Arrival, Sent: op.Sent, SentRPS: round(op.SentRate, 1),
+		o.OpenOutput = &OpenOutput{Rate: op.Rate, Arrival: op.Arrival, Sent: op.Sent, SentRPS: round.To(op.SentRate, 1),
 			LagP50: op.Lag.P50, LagP99: op.Lag.P99, LagMax: op.Lag.Max, LagTolerance: float64(op.LagTolerance.Microseconds()) / 1000,
-			CPUPct: round(op.CPUPct, 1), GeneratorBound: op.GeneratorBound}
+			CPUPct: round.To(op.CPUPct, 1), GeneratorBound: op.GeneratorBound}
 		if o.LagHist, err = engine.EncodeHistogram(op.LagHist); err != nil {
 			return nil, err
 		}
@@ -130,16 +131,4 @@ func decodeHist(enc, what string) (*hdrhistogram.Histogram, error) {
 		return nil, fmt.Errorf("load output: %s histogram: %w", what, err)
 	}
 	return h, nil
-}
-
-// round rounds v to digits decimals, half away from zero.
-func round(v float64, digits int) float64 {
-	p := 1.0
-	for range digits {
-		p *= 10
-	}
-	if v < 0 {
-		return -float64(int64(-v*p+0.5)) / p
-	}
-	return float64(int64(v*p+0.5)) / p
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/internal/procfs"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
@@ -96,7 +97,7 @@ func OpenDatabase(ctx context.Context, o DBOptions, clientCPUs string, events Ev
 	if _, err = d.st.Reset(ctx); err != nil { // the trial database preflight verifies on
 		return nil, err
 	}
-	d.info.SeedS = round2(d.st.SeedTime.Seconds())
+	d.info.SeedS = round.To(d.st.SeedTime.Seconds(), 2)
 	sz := d.st.Dataset.Sizes
 	d.info.Users, d.info.Orders = sz.Users, sz.Orders
 	d.keys = map[string]*db.Keys{}

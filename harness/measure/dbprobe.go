@@ -7,6 +7,7 @@ import (
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/internal/procfs"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -98,9 +99,9 @@ func (p dbProbe) Record(rec *session.Run, run *Run, kept []Window) {
 	if !sampled || wall <= 0 {
 		return
 	}
-	d.ClientCPUPct, d.ClientRSSMiB = round2(clientCPU/wall*100), mib(clientRSS)
+	d.ClientCPUPct, d.ClientRSSMiB = round.To(clientCPU/wall*100, 2), mib(clientRSS)
 	if pgSampled {
-		d.PGCPUPct = round2(pgCPU / wall * 100)
+		d.PGCPUPct = round.To(pgCPU/wall*100, 2)
 		d.PGRSSMiB, d.PGPSSMiB, d.PGProcesses = mib(pg.RSSBytes), mib(pg.PSSBytes), pg.Processes
 	}
 	d.Bottleneck = p.bottleneck(rec, d, p.plan.of(run.Spec))
@@ -168,7 +169,7 @@ func (p dbProbe) startSampler(srv Server) *dbSampler {
 			case now := <-t.C:
 				su, du := usageOrZero(srv), p.sample()
 				secs := now.Sub(prevT).Seconds()
-				pct := func(a, b float64) float64 { return round2((b - a) / secs * 100) }
+				pct := func(a, b float64) float64 { return round.To((b-a)/secs*100, 2) }
 				ds.s.ServerCPUPct = append(ds.s.ServerCPUPct, pct(prevSrv.CPUSeconds, su.CPUSeconds))
 				ds.s.ServerRSSMiB = append(ds.s.ServerRSSMiB, mib(su.RSSBytes))
 				ds.s.ClientCPUPct = append(ds.s.ClientCPUPct, pct(prevDB.self.CPUSeconds, du.self.CPUSeconds))

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
@@ -201,7 +202,7 @@ func (lv *live) window(ctx context.Context, label string, index int) (Window, er
 			lv.r.events.Emit(Status{Label: label, Phase: phase, Elapsed: p.Elapsed, Rate: p.Rate, Unit: Unit(lv.spec.Scenario)})
 			if p.Phase == "measure" && p.Elapsed >= time.Second-50*time.Millisecond {
 				mu.Lock()
-				w.Seconds = append(w.Seconds, round2(p.Rate))
+				w.Seconds = append(w.Seconds, round.To(p.Rate, 2))
 				mu.Unlock()
 			}
 		},

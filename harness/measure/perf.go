@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
 )
@@ -81,8 +82,8 @@ func (sp syscallProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 		return
 	}
 	if n, ok := sum.Values[counters.Syscalls]; ok && rec.Responses > 0 {
-		rec.SyscallsPerResponse = counters.Round(n / float64(rec.Responses))
-		rec.ContextSwitchesPerResponse = counters.Round(sum.Values[counters.ContextSwitches] / float64(rec.Responses))
+		rec.SyscallsPerResponse = round.Readable(n / float64(rec.Responses))
+		rec.ContextSwitchesPerResponse = round.Readable(sum.Values[counters.ContextSwitches] / float64(rec.Responses))
 	}
 }
 
@@ -160,7 +161,7 @@ func (g GeneratorCPU) Pct() float64 {
 	if g.Wall <= 0 {
 		return 0
 	}
-	return round2(g.CPU / g.Wall * 100)
+	return round.To(g.CPU/g.Wall*100, 2)
 }
 
 // generatorProbe reads this process's CPU time (getrusage) at a window's edges.

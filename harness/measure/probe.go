@@ -8,6 +8,7 @@ import (
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/internal/procfs"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -75,7 +76,7 @@ func (usageProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 	}
 	rec.ServerCPUPct = pct
 	if cpu > 0 {
-		rec.RPSPerCPUSecond = round2(float64(rec.Responses) / cpu)
+		rec.RPSPerCPUSecond = round.To(float64(rec.Responses)/cpu, 2)
 	}
 	for _, w := range kept {
 		if w.Usage != nil {
@@ -99,7 +100,7 @@ func serverCPU(windows []Window) (pct, cpu float64, ok bool) {
 	if !ok || wall <= 0 {
 		return 0, 0, false
 	}
-	return round2(cpu / wall * 100), cpu, true
+	return round.To(cpu/wall*100, 2), cpu, true
 }
 
 // Counts are the server's own counters (its info route: the binding's loops' wakeups, reads,
@@ -171,7 +172,7 @@ func (r *machineReading) Close(w *Window) error {
 		return fmt.Errorf("stolen time not read: %w", err)
 	}
 	busy, steal := machine.Busy(r.start, end)
-	w.Machine = &MachineTime{BusyPct: round2(busy), StealPct: round2(steal)}
+	w.Machine = &MachineTime{BusyPct: round.To(busy, 2), StealPct: round.To(steal, 2)}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -36,7 +37,7 @@ func (r *recorder) record(run Run) session.Run {
 	rec.PerWindow = perWindow(run.Windows)
 	allotted := r.allotted(spec)
 	if rec.ServerCPUPct > 0 && allotted > 0 {
-		rec.SaturationPct = round2(rec.ServerCPUPct / allotted) // the server's CPU as % of its allotment
+		rec.SaturationPct = round.To(rec.ServerCPUPct/allotted, 2) // the server's CPU as % of its allotment
 	}
 	rec.ClientBound = ClientBound(run, allotted)
 	if run.Finished {
@@ -75,7 +76,7 @@ func (r *recorder) recordLoad(rec *session.Run, kept []Window) {
 		res := w.Load
 		rec.Responses += res.Responses
 		elapsed += res.Elapsed
-		rps = append(rps, round2(res.RPS))
+		rps = append(rps, round.To(res.RPS, 2))
 		if res.Hist != nil {
 			if hist == nil {
 				hist = load.NewHistogram()
@@ -117,7 +118,7 @@ func (r *recorder) recordLoad(rec *session.Run, kept []Window) {
 	rec.Open = openLoop(kept)
 	if rec.Responses > 0 {
 		n := float64(rec.Responses)
-		rec.ClientRespPerRead, rec.ClientInFlight = round2(clientPerRead/n), round2(inFlight/n)
+		rec.ClientRespPerRead, rec.ClientInFlight = round.To(clientPerRead/n, 2), round.To(inFlight/n, 2)
 	}
 }
 
@@ -171,9 +172,9 @@ func openLoop(kept []Window) *session.OpenLoop {
 	if rec == nil {
 		return nil
 	}
-	rec.LagP99Ms, rec.GeneratorCPUPct = round2(rec.LagP99Ms), round2(rec.GeneratorCPUPct)
+	rec.LagP99Ms, rec.GeneratorCPUPct = round.To(rec.LagP99Ms, 2), round.To(rec.GeneratorCPUPct, 2)
 	if elapsed > 0 {
-		rec.SentRPS = round2(float64(sent) / elapsed)
+		rec.SentRPS = round.To(float64(sent)/elapsed, 2)
 	}
 	return rec
 }
@@ -186,7 +187,7 @@ func perWindow(windows []Window) []session.Window {
 		if w.Load == nil {
 			continue
 		}
-		pw := session.Window{RPS: round2(w.Load.RPS), SetAside: w.SetAside}
+		pw := session.Window{RPS: round.To(w.Load.RPS, 2), SetAside: w.SetAside}
 		if pct, _, ok := serverCPU([]Window{w}); ok {
 			pw.ServerCPUPct = pct
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -216,7 +217,7 @@ func sampleMachine(ctx context.Context, pl Plan, ev Events, label string) (busy,
 	if err != nil && ctx.Err() != nil {
 		return 0, 0, ErrInterrupted
 	}
-	return round2(busy), round2(steal), nil
+	return round.To(busy, 2), round.To(steal, 2), nil
 }
 
 // Cachegrind counts target's deterministic per-response counts on sc in server processes of
@@ -258,13 +259,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func ms(d time.Duration) float64 { return round2(float64(d) / float64(time.Millisecond)) }
+func ms(d time.Duration) float64 { return round.To(float64(d)/float64(time.Millisecond), 2) }
 
-func mib(b int64) float64 { return round2(float64(b) / (1 << 20)) }
-
-func round2(v float64) float64 {
-	if v < 0 {
-		return -round2(-v)
-	}
-	return float64(int64(v*100+0.5)) / 100
-}
+func mib(b int64) float64 { return round.To(float64(b)/(1<<20), 2) }

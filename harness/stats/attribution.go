@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -19,14 +20,14 @@ const AttributionTop = 15
 // ranked: it is counted in the rest, and its sum shown only where it reaches the resolution of
 // a sum. Shares are of the check's delta, which the check itself takes as measured.
 func AttributeView(a, b *session.Breakdown, delta, totalB float64) *session.AttributionView {
-	v := &session.AttributionView{Resolution: round6(a.Resolution + b.Resolution)}
+	v := &session.AttributionView{Resolution: round.To(a.Resolution+b.Resolution, 6)}
 	sumRes := a.TotalResolution + b.TotalResolution
 	va, vb := rowValues(a), rowValues(b)
 	var resolved []session.AttributionRow
 	for _, name := range unionNames(va, vb) {
 		x, okA := va[name]
 		y, okB := vb[name]
-		r := session.AttributionRow{Name: name, Delta: round6(x.Instructions - y.Instructions), NoSymbol: x.NoSymbol || y.NoSymbol}
+		r := session.AttributionRow{Name: name, Delta: round.To(x.Instructions-y.Instructions, 6), NoSymbol: x.NoSymbol || y.NoSymbol}
 		if okA {
 			r.A = ptr(x.Instructions)
 		}
@@ -53,13 +54,13 @@ func AttributeView(a, b *session.Breakdown, delta, totalB float64) *session.Attr
 		if !sharable {
 			return nil
 		}
-		return ptr(round6(100 * x / delta))
+		return ptr(round.To(100*x/delta, 6))
 	}
 	listed := 0.0
 	for i, r := range resolved {
 		listed += r.Delta
 		if totalB > 0 {
-			r.PointsPct = round6(100 * r.Delta / totalB)
+			r.PointsPct = round.To(100*r.Delta/totalB, 6)
 		}
 		r.SharePct = share(r.Delta)
 		if i < AttributionTop {
@@ -78,10 +79,10 @@ func AttributeView(a, b *session.Breakdown, delta, totalB float64) *session.Attr
 	for _, r := range v.Rows {
 		top += r.Delta
 	}
-	v.Rest.Delta = round6(delta - top)
+	v.Rest.Delta = round.To(delta-top, 6)
 	v.Rest.SharePct = share(delta - top)
 	if under := delta - listed; math.Abs(under) >= sumRes {
-		v.Rest.UnderDelta = ptr(round6(under))
+		v.Rest.UnderDelta = ptr(round.To(under, 6))
 	}
 	v.Notes = append(append([]string(nil), a.Notes...), b.Notes...)
 	if !sharable && delta != 0 {
@@ -113,7 +114,5 @@ func unionNames(a, b map[string]session.BreakdownRow) []string {
 	sort.Strings(names)
 	return names
 }
-
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 func ptr(x float64) *float64 { return &x }

@@ -5,6 +5,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -32,12 +33,10 @@ func MergedLatency(runs []session.Run) (*session.Merged, error) {
 	if all == nil {
 		return nil, nil
 	}
-	ms := func(q float64) float64 { return round3(float64(all.ValueAtQuantile(q)) / 1000) }
+	ms := func(q float64) float64 { return round.To(float64(all.ValueAtQuantile(q))/1000, 3) }
 	return &session.Merged{Runs: n, Requests: all.TotalCount(), P50Ms: ms(50), P90Ms: ms(90), P99Ms: ms(99), P999Ms: ms(99.9),
-		MaxMs: round3(float64(all.Max()) / 1000)}, nil
+		MaxMs: round.To(float64(all.Max())/1000, 3)}, nil
 }
-
-func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 // mergeSides fills s.MergedA and s.MergedB from the pairs' histograms and leaves the histograms
 // out of the summary's pairs: they stay in raw.json, whose runs the summary's repeat.

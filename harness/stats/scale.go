@@ -2,9 +2,9 @@ package stats
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
+	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -32,8 +32,8 @@ func SummarizeScale(s *session.Scale) {
 		if base == nil || base.RPS <= 0 || p.RPS <= 0 {
 			continue
 		}
-		p.SpeedUp = round2(p.RPS / base.RPS)
-		p.EfficiencyPct = round2(p.RPS / float64(p.Threads) / (base.RPS / float64(base.Threads)) * 100)
+		p.SpeedUp = round.To(p.RPS/base.RPS, 2)
+		p.EfficiencyPct = round.To(p.RPS/float64(p.Threads)/(base.RPS/float64(base.Threads))*100, 2)
 	}
 	for _, p := range s.Points {
 		if p.Runs == 0 {
@@ -68,8 +68,8 @@ func scalePoint(runs []session.ScaleRun, target string, t int) session.ScalePoin
 	if p.Runs == 0 {
 		return p
 	}
-	p.RPS, p.RPSPerCPUSecond = round2(Median(rps)), round2(Median(per))
-	p.ServerCPUPct, p.ClientCPUPct, p.P99Ms = round2(Median(cpu)), round2(Median(client)), round2(Median(p99))
+	p.RPS, p.RPSPerCPUSecond = round.To(Median(rps), 2), round.To(Median(per), 2)
+	p.ServerCPUPct, p.ClientCPUPct, p.P99Ms = round.To(Median(cpu), 2), round.To(Median(client), 2), round.To(Median(p99), 2)
 	p.ServerUnsaturated = p.ServerCPUPct < ClientBoundShare*100*float64(t)
 	return p
 }
@@ -82,6 +82,3 @@ func findPoint(ps []session.ScalePoint, target string, t int) *session.ScalePoin
 	}
 	return nil
 }
-
-// round2 rounds to two decimals, as the session files store figures.
-func round2(v float64) float64 { return math.Round(v*100) / 100 }
