@@ -31,7 +31,8 @@ import (
 //     elsewhere (2.8 to 3 instructions in all for each of theirs); on a loaded VM the same
 //     build's count at pipelining 1 moved by 15% with them (docs/counters.md, "Counts that
 //     repeat"). A server that shows no such rows (static routes, node) gets nothing from it;
-//  5. for the total's instructions, one heap growth over N (oneOff).
+//  5. for the total's instructions, one heap growth over N (oneOff); for node, one of V8's
+//     compiles or collections (nodeOneOff).
 type Resolution map[string]float64
 
 // noiseRate is a counter's run-to-run noise in events per second of the runs: for one row (a
@@ -82,7 +83,11 @@ func Resolutions(slopes []Slope, n int, seconds float64, node bool) (row, total 
 		row[k] = math.Max(quantum(n), math.Max(rate.row*seconds/float64(n), self))
 		total[k] = math.Max(row[k], rate.total*seconds/float64(n))
 	}
-	total[Instructions] = math.Max(total[Instructions], math.Max(timeDrivenScale*timeDriven(slopes), oneOff/float64(max(n, 1))))
+	once := oneOff
+	if node {
+		once = nodeOneOff
+	}
+	total[Instructions] = math.Max(total[Instructions], math.Max(timeDrivenScale*timeDriven(slopes), once/float64(max(n, 1))))
 	return row, total
 }
 
@@ -91,7 +96,15 @@ func Resolutions(slopes []Slope, n int, seconds float64, node bool) (row, total 
 // 86,000 instructions; docs/counters.md, "Counts that repeat"). Over N it bounds the total at
 // small N, where the rates do not: at N = 2,000 an A/A count beside a CPU hog came out 2.6%
 // apart with a resolution of 16 (0.9%).
-const oneOff = 86000
+const oneOff = 86000.0
+
+// nodeOneOff is oneOff for node: V8 compiles hot functions and collects garbage on threads and
+// timers of its own, events of millions of instructions that land in one run and not the other.
+// uws's repeated counts at N = 10,000 lay up to 1,222 instructions per response apart (ping at
+// pipelining 10: 7,595.5 and 8,817.3; ws-echo 4,123.5 and 5,232.7; docs/counters.md, "Every
+// target and shape, three times"): 12.2 million. Without it the rates claimed ±186 there, and
+// an A/A race of uws could FAIL on instructions.
+const nodeOneOff = 12.5e6
 
 // timeDrivenRows are the functions only the Go runtime's monitor (sysmon) runs, each tick of
 // its timer: what they cost per response measures how many ticks a response took.
