@@ -17,6 +17,21 @@ func TestPairOrder(t *testing.T) {
 	}
 }
 
+// TestCountOrder: the counts step alternates which side it counts first, so neither side
+// always counts on the machine the other's server just left.
+func TestCountOrder(t *testing.T) {
+	var got []string
+	for rep := 1; rep <= 3; rep++ {
+		for _, sd := range countOrder(rep, "cand", "base") {
+			got = append(got, sd.key+"="+sd.name)
+		}
+	}
+	want := []string{"a=cand", "b=base", "b=base", "a=cand", "a=cand", "b=base"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("count order over 3 repetitions = %v, want %v", got, want)
+	}
+}
+
 func TestMatrixOrdersReproducible(t *testing.T) {
 	targets := []string{"binding", "uws", "fasthttp", "nethttp"}
 	a := MatrixOrders(targets, 6, 42)
