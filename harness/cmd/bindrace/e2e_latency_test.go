@@ -13,6 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -54,14 +55,17 @@ func TestLatencyBadInput(t *testing.T) {
 	noLeftovers(t)
 }
 
-// A race at half the lower closed-loop maximum: both maxima measured first and kept in raw.json,
-// both sides offered the same rate, a verdict on the paired p50 and p99 (not throughput), every
-// run's histogram in raw.json and each side's merged percentiles in summary.json.
+// A race at a quarter of the lower closed-loop maximum: both maxima measured first and kept in
+// raw.json, both sides offered the same rate, a verdict on the paired p50 and p99 (not
+// throughput), every run's histogram in raw.json and each side's merged percentiles in
+// summary.json. A side that did not sustain the rate (on a loaded machine the maxima and the
+// 250 ms runs can see different machines: in CI at half the maximum one side answered under 95%)
+// must be said so instead, its latency context: either way no throughput check.
 func TestRaceAtRate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	r := cli(t, 90*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "6", "--connections", "8", "--pipelining", "1",
 		"--duration", "250ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0",
-		"--rate-fraction", "0.5", "--out", dir, "--json")
+		"--rate-fraction", "0.25", "--out", dir, "--json")
 	var s session.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || r.code == 2 {
 		t.Fatalf("exit %d, %v\nstdout %s\nstderr %s", r.code, err, r.stdout, r.stderr)
@@ -70,15 +74,21 @@ func TestRaceAtRate(t *testing.T) {
 		t.Errorf("verdict %s, exit %d", s.Verdict, r.code)
 	}
 	rt := s.Rate
-	if rt == nil || rt.Fraction != 0.5 || rt.MaxA <= 0 || rt.MaxB <= 0 || math.Abs(rt.RPS-math.Round(0.5*min(rt.MaxA, rt.MaxB))) > 0.5 {
-		t.Fatalf("rate %+v: want half the lower maximum", rt)
+	if rt == nil || rt.Fraction != 0.25 || rt.MaxA <= 0 || rt.MaxB <= 0 || math.Abs(rt.RPS-math.Round(0.25*min(rt.MaxA, rt.MaxB))) > 0.5 {
+		t.Fatalf("rate %+v: want a quarter of the lower maximum", rt)
 	}
 	var metrics []string
 	for _, c := range s.Checks {
 		metrics = append(metrics, c.Metric)
 	}
-	if strings.Join(metrics, ",") != "p50_ms,p99_ms,errors" || !strings.Contains(s.Headline, "(open loop)") {
-		t.Errorf("checks %v, headline %q: want p50, p99 and errors, no throughput", metrics, s.Headline)
+	switch got := strings.Join(metrics, ","); {
+	case !strings.Contains(s.Headline, "(open loop)"):
+		t.Errorf("headline %q: want the open loop named", s.Headline)
+	case got == "p50_ms,p99_ms,errors":
+	case got == gate.MetricSustained+",errors" && s.Verdict == session.Inconclusive && strings.Contains(s.Headline, "(overloaded, context)"):
+		t.Logf("a side did not sustain %.0f requests/s here: %s", rt.RPS, s.Checks[0].Reason)
+	default:
+		t.Errorf("checks %v, headline %q: want p50, p99 and errors (or, overloaded, sustained_rate and errors), no throughput", metrics, s.Headline)
 	}
 	if s.MergedA == nil || s.MergedB == nil || s.MergedA.Runs != 6 || s.MergedA.P99Ms < s.MergedA.P50Ms {
 		t.Errorf("merged %+v %+v", s.MergedA, s.MergedB)
