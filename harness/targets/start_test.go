@@ -246,9 +246,12 @@ func TestStopReportsCrash(t *testing.T) {
 	}
 }
 
+// TestWrongAnswerAtStart: a server that answers, but not what the scenario wants, fails its start
+// naming the answer. The timeout only bounds a server that never answers: beside a CPU hog,
+// python's http.server took over 1.5 s to answer its first GET (a fresh clone's make test).
 func TestWrongAnswerAtStart(t *testing.T) {
 	tg, _ := Resolve("cmd:python3 -m http.server --bind 127.0.0.1 {port}")
-	_, err := tg.Start(context.Background(), StartOptions{StartTimeout: 1500 * time.Millisecond})
+	_, err := tg.Start(context.Background(), StartOptions{StartTimeout: 15 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), `GET / answered 200 "<!DOCTYPE`) {
 		t.Fatalf("Start = %v", err)
 	}
