@@ -75,7 +75,7 @@ func TestShippedProfilesLoad(t *testing.T) {
 	for _, x := range g.Races() {
 		names = append(names, x.Scenario)
 	}
-	if strings.Join(names, ",") != "ping,params,json,stream" {
+	if strings.Join(names, ",") != "ping,params,json,ws-echo,stream" {
 		t.Errorf("pgo-balanced-linux scenarios: %v", names)
 	}
 	c, _ := Load("ci", shipped)
