@@ -54,7 +54,7 @@ func NewBreakdown(v View, slopes []Slope, res, sumRes Resolution) *Breakdown {
 		for k, x := range s.Values {
 			total[k] += x
 		}
-		if !res.resolves(Instructions, s.Values[Instructions]) {
+		if !res.Resolves(Instructions, s.Values[Instructions]) {
 			b.Under.Rows++
 			for k, x := range s.Values {
 				under[k] += x

@@ -17,7 +17,7 @@ func fixtureResult(t *testing.T, fileN, file2N string) *CachegrindResult {
 			t.Fatal(err)
 		}
 		calls := int64(fixtureCalls * (i + 1))
-		res.Runs = append(res.Runs, CachegrindRun{Requests: calls, Responses: calls, Events: p.Totals, profile: p, ElapsedS: float64(2 + i)})
+		res.Runs = append(res.Runs, CachegrindRun{Requests: calls, Responses: calls, Events: p.Totals, Profile: p, ElapsedS: float64(2 + i)})
 	}
 	if err := res.difference(); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestBreakdownViews(t *testing.T) {
 		t.Fatalf("instructions per call %v, want 354", got)
 	}
 	fine := Resolution{Instructions: 0.5, Branches: 0.5, BranchMispredicts: 0.5, D1Misses: 0.5, LLMisses: 0.5, EstimatedCycles: 0.5}
-	fn := NewBreakdown(ByFunction, Slopes(res.Runs[0].profile, res.Runs[1].profile, res.Responses, ByFunction), fine, fine)
+	fn := NewBreakdown(ByFunction, Slopes(res.Runs[0].Profile, res.Runs[1].Profile, res.Responses, ByFunction), fine, fine)
 	rows := rowsByName(fn.Rows)
 	serve := rows["app::Server::serve(unsigned int)"]
 	if serve.PerResponse[Instructions] != 346 || serve.PerResponse[Branches] != 20 || serve.PerResponse[BranchMispredicts] != 1 {
@@ -56,7 +56,7 @@ func TestBreakdownViews(t *testing.T) {
 	if _, ok := serve.PerResponse[D1Misses]; ok {
 		t.Errorf("serve's d1-misses (none per call) shown: %v", serve.PerResponse)
 	}
-	file := NewBreakdown(ByFile, Slopes(res.Runs[0].profile, res.Runs[1].profile, res.Responses, ByFile), fine, fine)
+	file := NewBreakdown(ByFile, Slopes(res.Runs[0].Profile, res.Runs[1].Profile, res.Responses, ByFile), fine, fine)
 	frows := rowsByName(file.Rows)
 	if frows["helper.h"].PerResponse[Instructions] != 340 || frows["prog.cc"].PerResponse[Instructions] != 14 {
 		t.Errorf("by file: %+v", file.Rows)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bindrace/bindrace/harness/internal/cpuid"
 	"github.com/bindrace/bindrace/harness/internal/machine"
-	"github.com/bindrace/bindrace/harness/session"
 )
 
 // probeEnv makes a process that links this package print its CPUID view and exit: the probe
@@ -33,10 +32,16 @@ func init() {
 // carries and the environment entries that keep the counted server to instructions valgrind
 // runs here.
 type CPUPlan struct {
-	CPU session.CountedCPU
+	CPU cpuid.CountedCPU
 	Env []string // GODEBUG=..., GLIBC_TUNABLES=..., merged with the harness's own values
 
-	valgrind string // its path
+	valgrind, setarch string // their paths
+}
+
+// Wrap is the command prefix a counted server runs under (cachegrindWrap with the plan's
+// valgrind), its out files and valgrind's log going to outDir.
+func (p *CPUPlan) Wrap(outDir string) []string {
+	return cachegrindWrap(p.setarch, p.valgrind, outDir)
 }
 
 var cpuPlans struct {
@@ -59,12 +64,16 @@ func ValgrindCPU(ctx context.Context, valgrind string) (*CPUPlan, error) {
 	if p := cpuPlans.byValgrind[path]; p != nil {
 		return p, nil
 	}
-	guest, err := probeGuest(ctx, path)
+	setarch, err := exec.LookPath("setarch")
+	if err != nil {
+		return nil, fmt.Errorf("setarch not found (%v): install util-linux (scripts/setup.sh)", err)
+	}
+	guest, err := probeGuest(ctx, path, setarch)
 	if err != nil {
 		return nil, err
 	}
 	p := planCPU(guest)
-	p.valgrind = path
+	p.valgrind, p.setarch = path, setarch
 	if cpuPlans.byValgrind == nil {
 		cpuPlans.byValgrind = map[string]*CPUPlan{}
 	}
@@ -82,30 +91,26 @@ func planCPU(guest cpuid.View) *CPUPlan {
 	}
 	sw := cpuid.Plan(host, guest)
 	return &CPUPlan{
-		CPU: session.CountedCPU{Vendor: host.Vendor, Model: info.Model, Flags: info.Flags,
+		CPU: cpuid.CountedCPU{Vendor: host.Vendor, Model: info.Model, Flags: info.Flags,
 			GuestVendor: guest.Vendor, GuestFeatures: guest.Features, Hidden: sw.Hidden, Switches: sw.Env(nil)},
 		Env: sw.Env(os.Environ()),
 	}
 }
 
 // probeGuest runs this executable's probe under the wrap every counted server runs under
-// (CachegrindWrap): the same valgrind, tool and options. GODEBUG=cpu.all=off keeps the probe's
+// (cachegrindWrap): the same valgrind, tool and options. GODEBUG=cpu.all=off keeps the probe's
 // own Go runtime off every optional instruction, RDTSCP included, whatever the guest claims.
-func probeGuest(ctx context.Context, valgrind string) (cpuid.View, error) {
+func probeGuest(ctx context.Context, valgrind, setarch string) (cpuid.View, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return cpuid.View{}, fmt.Errorf("the CPUID probe: %w", err)
-	}
-	setarch, err := exec.LookPath("setarch")
-	if err != nil {
-		return cpuid.View{}, fmt.Errorf("setarch not found (%v): install util-linux (scripts/setup.sh)", err)
 	}
 	dir, err := os.MkdirTemp("", "bindrace-cpuid-")
 	if err != nil {
 		return cpuid.View{}, err
 	}
 	defer os.RemoveAll(dir)
-	argv := append(CachegrindWrap(setarch, valgrind, dir), self)
+	argv := append(cachegrindWrap(setarch, valgrind, dir), self)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), probeEnv+"=1", "GODEBUG=cpu.all=off")
 	var out strings.Builder

@@ -214,15 +214,3 @@ func procCPU(t *testing.T, pid int) time.Duration {
 	const clkTck = 100                       // USER_HZ on Linux
 	return time.Duration(ut+st) * time.Second / clkTck
 }
-
-// installed returns tool's path, and fails the test where it is missing: scripts/setup.sh, which
-// make test runs first, installs it from Debian's package pkg, so a missing tool is a set-up
-// fault to report, never a reason to skip.
-func installed(t *testing.T, tool, pkg string) string {
-	t.Helper()
-	path, err := exec.LookPath(tool)
-	if err != nil {
-		t.Fatalf("%s is not installed: scripts/setup.sh installs it (Debian package %s)", tool, pkg)
-	}
-	return path
-}

@@ -144,9 +144,9 @@ func selfNoise(slopes []Slope, k string) float64 {
 	return worst
 }
 
-// resolves says whether a slope of counter k is told from noise: it reaches the resolution.
+// Resolves says whether a slope of counter k is told from noise: it reaches the resolution.
 // A counter without a resolution is never shown as a slope.
-func (r Resolution) resolves(k string, v float64) bool {
+func (r Resolution) Resolves(k string, v float64) bool {
 	res, ok := r[k]
 	return ok && v >= res
 }
@@ -155,7 +155,7 @@ func (r Resolution) resolves(k string, v float64) bool {
 func (r Resolution) resolved(values map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for k, v := range values {
-		if r.resolves(k, v) {
+		if r.Resolves(k, v) {
 			out[k] = v
 		}
 	}

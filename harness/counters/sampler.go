@@ -58,8 +58,12 @@ func StartSampler(pid int, o SamplerOptions) (*Sampler, error) {
 	if o.Perf == "" {
 		o.Perf = "perf"
 	}
-	orDefault(&o.Period, DefaultSamplePeriod)
-	orDefault(&o.Timeout, 20*time.Second)
+	if o.Period <= 0 {
+		o.Period = DefaultSamplePeriod
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 20 * time.Second
+	}
 	perf, err := exec.LookPath(o.Perf)
 	if err != nil {
 		return nil, fmt.Errorf("sampler: %s not found (%v): install perf (Debian: apt-get install linux-perf)", o.Perf, err)

@@ -1,15 +1,12 @@
 package counters
 
 import (
-	"context"
 	"errors"
-	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 )
 
 func TestSyscallTable(t *testing.T) {
@@ -64,7 +61,7 @@ func TestSyscallProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tracepointsCounted(t, tot.Unsupported[Syscalls])
+	testbin.TracepointsCounted(t, tot.Unsupported[Syscalls])
 	if n, all := liveTot.Values[Syscalls], tot.Values[Syscalls]; n <= 0 || n > all || n < 0.99*all || len(liveTot.Values) != 2 {
 		t.Errorf("live probe: %v system calls against the by-call probe's %v over the same window; values %v", n, all, liveTot.Values)
 	}
@@ -96,7 +93,7 @@ func TestSyscallProbeOffUntilEnabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tracepointsCounted(t, tot.Unsupported[Syscalls])
+	testbin.TracepointsCounted(t, tot.Unsupported[Syscalls])
 	// about one read and one write per batch of ten, and the runtime's few
 	if per := tot.Values[Syscalls] / float64(responses); per < 0.15 || per > 1.5 {
 		t.Errorf("%v system calls per response in the window (%v calls, %d responses)", per, tot.Values[Syscalls], responses)
@@ -146,52 +143,5 @@ func TestSyscallProbeWithoutTracefs(t *testing.T) {
 		if _, ok := tot.Values[ContextSwitches]; !ok {
 			t.Errorf("%s: context switches lost too", name)
 		}
-	}
-}
-
-// TestPacedSyscalls: under the paced client the server's I/O calls are fixed by the protocol:
-// a batch of ten requests arrives in one read and leaves in one send, so there is one send and
-// one receive per ten responses, each carrying ten requests' or answers' bytes.
-func TestPacedSyscalls(t *testing.T) {
-	softwareAllowed(t)
-	tg := cachegrindTarget(t)
-	sc, err := scenario.ByName("ping")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := PacedSyscalls(ctx, tg, sc, PacedSyscallOptions{N: 2000, Warmup: 200, CPUs: "0", Log: os.Stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := res.Table
-	tracepointsCounted(t, tab.Unsupported)
-	t.Logf("%s: %+v", tg.Name, tab)
-	if tab.Responses != 2000 || tab.SendsPerResponse != 0.1 || tab.RecvsPerResponse < 0.1 {
-		t.Errorf("responses %d, sends %v, recvs %v per response; want 2000, 0.1, >= 0.1", tab.Responses, tab.SendsPerResponse, tab.RecvsPerResponse)
-	}
-	lo, hi := 10*len(sc.Request("127.0.0.1:1024")), 10*len(sc.Request("127.0.0.1:65535"))
-	if tab.BytesPerRecv < float64(lo) || tab.BytesPerRecv > float64(hi) {
-		t.Errorf("bytes per recv %v, want a batch of ten requests (%d to %d bytes)", tab.BytesPerRecv, lo, hi)
-	}
-	// The native core makes nothing but these: per batch one epoll_wait, one recv, one send
-	// (600 calls for 2000 responses; one at the window's edge may fall either side).
-	if calls := tab.PerResponse * 2000; tg.Name == "binding-static" && math.Abs(calls-600) > 1 {
-		t.Errorf("binding-static: %v system calls for 2000 responses, want 600: %+v", calls, tab.BySyscall)
-	}
-}
-
-// tracepointsCounted fails the test where the system calls were not counted for want of tracefs
-// (scripts/setup.sh mounts it), and skips it only where this machine refuses the tracepoints
-// (no permission on tracefs, perf_event_paranoid): why is the probe's reason, "" when counted.
-func tracepointsCounted(t *testing.T, why string) {
-	t.Helper()
-	switch {
-	case why == "":
-	case strings.Contains(why, "no tracefs mounted"), strings.Contains(why, "no tracepoint"):
-		t.Fatalf("system calls not counted: %s (scripts/setup.sh mounts tracefs)", why)
-	default:
-		t.Skipf("this machine refuses the tracepoints: %s", why)
 	}
 }

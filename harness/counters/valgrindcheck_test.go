@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 )
 
 // TestValgrindCPUBadInput: a valgrind that is not there, cannot be executed, or fails when it
@@ -32,7 +34,7 @@ func TestValgrindCPUBadInput(t *testing.T) {
 			}
 		}
 		// PATH is dir alone, with setarch, which the probe runs valgrind under.
-		setarch := installed(t, "setarch", "util-linux")
+		setarch := testbin.Installed(t, "setarch", "util-linux")
 		if err := os.Symlink(setarch, filepath.Join(dir, "setarch")); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +51,7 @@ func TestValgrindCPUBadInput(t *testing.T) {
 // probe run under valgrind, and every feature it hides is one the guest saw and the host lacks,
 // switched off in the counted server's environment.
 func TestValgrindCPU(t *testing.T) {
-	installed(t, "valgrind", "valgrind")
+	testbin.Installed(t, "valgrind", "valgrind")
 	p, err := ValgrindCPU(context.Background(), "valgrind")
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// valgrindLog is the file pattern of valgrind's own messages (CachegrindWrap's --log-file),
+// valgrindLog is the file pattern of valgrind's own messages (cachegrindWrap's --log-file),
 // one per process, beside its cg.<pid>: a server that dies under valgrind is explained there.
 const valgrindLog = "valgrind.%p.log"
 
@@ -41,9 +41,9 @@ var (
 	frameRE        = regexp.MustCompile(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: (.+)$`)
 )
 
-// diedIn is the death recorded in one of dir's valgrind logs, nil when every process there
+// DiedIn is the death recorded in one of dir's valgrind logs, nil when every process there
 // ended normally or by the SIGTERM the harness sends to stop a server.
-func diedIn(dir string) *DiedError {
+func DiedIn(dir string) *DiedError {
 	logs, _ := filepath.Glob(filepath.Join(dir, strings.Replace(valgrindLog, "%p", "*", 1)))
 	for _, path := range logs {
 		b, err := os.ReadFile(path)

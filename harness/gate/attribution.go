@@ -15,7 +15,7 @@ const attributed = "instructions"
 // attributeSides explains the instruction check of A against B in the session: nil when the
 // session has no such check (no deterministic counts of both sides).
 func attributeSides(s *session.Summary) *session.Attribution {
-	if _, gated := s.Thresholds.CounterMaxDeltaPct[attributed]; !gated || s.CountersMode != Deterministic {
+	if _, gated := s.Thresholds.CounterMaxDeltaPct[attributed]; !gated || !deterministic(s.CountersMode) {
 		return nil
 	}
 	a, okA := s.Counters["a"][attributed]

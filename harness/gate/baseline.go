@@ -121,7 +121,7 @@ func NewBaseline(sums []*session.Summary, from string) (*session.Baseline, error
 		switch {
 		case s.Incomplete != "":
 			return nil, fmt.Errorf("race %s is incomplete (%s): a baseline needs finished counts", s.Scenario, s.Incomplete)
-		case s.CountersMode != Deterministic || len(s.Counters["a"]) == 0:
+		case !deterministic(s.CountersMode) || len(s.Counters["a"]) == 0:
 			return nil, fmt.Errorf("race %s has no cachegrind counts of %s: race with --counters cachegrind (or a profile with \"counters\": \"cachegrind\")", s.Scenario, s.A)
 		case s.A != b.Target:
 			return nil, fmt.Errorf("the session's races have different candidates (%s, %s)", b.Target, s.A)

@@ -2,15 +2,20 @@ package gate
 
 import (
 	"fmt"
+	"github.com/bindrace/bindrace/harness/counters"
 	"sort"
 
 	"github.com/bindrace/bindrace/harness/session"
 )
 
-// Deterministic is the counters mode whose counts may be gated: cachegrind counts instructions
-// of the server's own code, repeatable to a few hundredths of a percent, where perf counts on a
-// real CPU carry the machine's noise (and need a PMU most CI runners lack).
-const Deterministic = "cachegrind"
+// deterministic says whether counts taken in mode repeat run to run, as the modes' table
+// (counters.Modes) says: cachegrind counts instructions of the server's own code, repeatable to
+// a few hundredths of a percent, where perf counts on a real CPU carry the machine's noise (and
+// need a PMU most CI runners lack). Only such counts are gated.
+func deterministic(mode string) bool {
+	m, ok := counters.ModeNamed(mode)
+	return ok && m.Deterministic
+}
 
 // checkCounters applies Thresholds.CounterMaxDeltaPct: A's per-response count may exceed B's
 // by at most the given percent. Counts are nearly deterministic, so no interval is involved,
@@ -25,7 +30,7 @@ func checkCounters(d *decision, s *session.Summary) {
 		a, okA := s.Counters["a"][name]
 		b, okB := s.Counters["b"][name]
 		switch {
-		case s.CountersMode != Deterministic:
+		case !deterministic(s.CountersMode):
 			c.Reason = fmt.Sprintf("%s per response: not gated without deterministic counts (this session counted in %q mode; race with --counters cachegrind)", name, s.CountersMode)
 		case !okA || !okB || b <= 0:
 			c.Reason = fmt.Sprintf("%s per response: not measured on both sides%s", name, why(s, name))

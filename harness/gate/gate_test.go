@@ -254,7 +254,7 @@ func TestErrors(t *testing.T) {
 // withCounts is a passing race with cachegrind counts per side and an A-vs-B limit.
 func withCounts(a, b float64) *session.Summary {
 	s := race(12, 13, 12, 14, 12, 13)
-	s.CountersMode = Deterministic
+	s.CountersMode = "cachegrind"
 	s.Counters = map[string]map[string]float64{"a": {"instructions": a}, "b": {"instructions": b}}
 	s.CounterSamples = map[string]map[string][]float64{"a": {"instructions": {a, a * 1.001, a}}, "b": {"instructions": {b, b, b * 0.999}}}
 	s.Thresholds.CounterMaxDeltaPct = map[string]float64{"instructions": 1}

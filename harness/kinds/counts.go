@@ -21,7 +21,7 @@ import (
 const countableBodyLimit = 1 << 20
 
 // countInto measures both sides' deterministic counts per response for race r (cachegrind,
-// the N-then-2N slope, the side counted first alternating: countOrder, Rig.Cachegrind) until
+// the N-then-2N slope, the side counted first alternating: countOrder, Counter.Cachegrind) until
 // each side's instruction counts settle — two repetitions within the measurement's resolution,
 // or a third, at most Reps — and stores their medians, every repetition and the shape in s. A
 // scenario or machine that cannot be counted leaves the reason in s.CountersUnsupported, so the
@@ -58,7 +58,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 				continue
 			}
 			ev.Emit(measure.Status{Label: fmt.Sprintf("cachegrind %s %s", sc.Name, sd.name), Phase: fmt.Sprintf("repetition %d (at most %d), N=%d then 2N", rep, p.CachegrindReps, p.CachegrindN)})
-			cg, err := rig.Cachegrind(ctx, sd.name, sc, p.CachegrindN, r.Pipelining)
+			cg, err := rig.Counter().Cachegrind(ctx, sd.name, sc, p.CachegrindN, measure.CachegrindOptions{Pipelining: r.Pipelining})
 			if err != nil {
 				if ctx.Err() != nil {
 					return fmt.Errorf("%w while counting %s under cachegrind", measure.ErrInterrupted, sd.name)

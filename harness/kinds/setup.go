@@ -113,7 +113,7 @@ func checkCounting(ctx context.Context, o *Options, rig *measure.Rig) error {
 	if !o.Profile.Has(profile.CountersCachegrind) {
 		return nil
 	}
-	if err := rig.CheckValgrind(ctx); err != nil {
+	if err := rig.Counter().CheckValgrind(ctx); err != nil {
 		return fmt.Errorf("%w: %w", setting.Errorf("{counters} cachegrind"), err)
 	}
 	return nil

@@ -35,7 +35,7 @@ func (rs *raceSession) syscallsInto(ctx context.Context, s *session.Summary, r p
 	for rep := 1; rep <= sy.Reps; rep++ {
 		for _, sd := range []struct{ key, name string }{{"a", s.A}, {"b", s.B}} {
 			ev.Emit(measure.Status{Label: fmt.Sprintf("syscalls %s %s", sc.Name, sd.name), Phase: fmt.Sprintf("repetition %d of %d, %d paced requests", rep, sy.Reps, sy.N)})
-			res, err := rig.PacedSyscalls(ctx, sd.name, sc, sy.N, r.Pipelining)
+			res, err := rig.Counter().PacedSyscalls(ctx, sd.name, sc, measure.PacedSyscallOptions{N: sy.N, Pipelining: r.Pipelining})
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return fmt.Errorf("%w while counting %s's system calls", measure.ErrInterrupted, sd.name)

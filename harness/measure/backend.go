@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -13,9 +12,12 @@ import (
 // backend is what serving a session's scenarios needs besides the server: nothing for the
 // fixed scenarios (plain), the trial database for the database ones (*Database).
 type backend interface {
-	// Env is what every server of the session is started with, and Requests renders a
-	// scenario's requests: what a count of a database scenario needs too.
-	counters.Backend
+	// Env is what every server of the session is started with.
+	Env() []string
+	// Requests renders sc's requests for addr one by one (a database scenario's, each with the
+	// next id of its key sequence, so both sides of a count ask for the same rows in the same
+	// order); nil: sc's own fixed request.
+	Requests(sc scenario.Scenario, addr string) load.BuildFunc
 	// prepare readies spec's run before its server starts; it returns how long that took.
 	prepare(ctx context.Context, spec Spec) (time.Duration, error)
 	// verify checks that target at addr serves scs.

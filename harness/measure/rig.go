@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/internal/round"
@@ -218,31 +217,6 @@ func sampleMachine(ctx context.Context, pl Plan, ev Events, label string) (busy,
 		return 0, 0, ErrInterrupted
 	}
 	return round.To(busy, 2), round.To(steal, 2), nil
-}
-
-// Cachegrind counts target's deterministic per-response counts on sc in server processes of
-// its own (the N-then-2N slope under valgrind, counters.Cachegrind) with the plan's server
-// CPUs and threads: a race's counting step, outside any window.
-func (r *Rig) Cachegrind(ctx context.Context, target string, sc scenario.Scenario, n, pipelining int) (*counters.CachegrindResult, error) {
-	return counters.Cachegrind(ctx, r.targets[target], sc, n, counters.CachegrindOptions{
-		Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), DB: r.backend, Log: r.serverLog,
-	})
-}
-
-// CheckValgrind is the counting step's preflight: valgrind found, executable and able to run
-// a program here (the CPUID probe, whose plan every count then reuses), or a
-// *counters.ValgrindError saying which of the three it is not.
-func (r *Rig) CheckValgrind(ctx context.Context) error {
-	_, err := counters.ValgrindCPU(ctx, "valgrind")
-	return err
-}
-
-// PacedSyscalls counts target's system calls per response for sc under the paced client (one
-// fresh server, n requests counted at pipelining), on the plan's server CPUs and threads.
-func (r *Rig) PacedSyscalls(ctx context.Context, target string, sc scenario.Scenario, n, pipelining int) (*counters.PacedSyscallResult, error) {
-	return counters.PacedSyscalls(ctx, r.targets[target], sc, counters.PacedSyscallOptions{
-		N: n, Pipelining: pipelining, CPUs: r.plan.CPUsServer, Threads: r.plan.ServerThreads(), DB: r.backend, Log: r.serverLog,
-	})
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bindrace/bindrace/harness/counters"
 	"os"
 	"path/filepath"
 	"sort"
@@ -319,29 +320,28 @@ func (p *Profile) checkRaces() error {
 	return nil
 }
 
-// Counter modes a profile can ask for.
+// Counter modes a profile can ask for (counters.Modes says what each needs).
 const (
-	CountersPerf       = "perf"
-	CountersCachegrind = "cachegrind"
+	CountersPerf       = counters.ModePerf
+	CountersCachegrind = counters.ModeCachegrind
 	// CountersSyscalls counts the server's system calls per response in every window of the
 	// live load (tracepoints; no PMU needed).
-	CountersSyscalls = "syscalls"
+	CountersSyscalls = counters.ModeSyscalls
 	// CountersSample samples the server's threads with perf record -e cpu-clock -g during its
 	// windows: where its CPU time went, kernel included, per response (no PMU needed).
-	CountersSample = "sample"
+	CountersSample = counters.ModeSample
 )
 
-// ParseCounters reads a counters setting: "", "none", or "perf", "cachegrind", "syscalls" and
-// "sample" joined by commas, into the set of modes.
+// ParseCounters reads a counters setting: "", "none", or modes of counters.Modes joined by
+// commas, into the set of modes.
 func ParseCounters(v string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, m := range strings.Split(v, ",") {
-		switch m = strings.TrimSpace(m); m {
-		case "", "none":
-		case CountersPerf, CountersCachegrind, CountersSyscalls, CountersSample:
+		m = strings.TrimSpace(m)
+		if _, ok := counters.ModeNamed(m); ok {
 			out[m] = true
-		default:
-			return nil, setting.Errorf(`{counters}: unknown mode %q (want "perf", "cachegrind", "syscalls", "sample", several joined by commas as "perf,cachegrind", or "none")`, m)
+		} else if m != "" && m != "none" {
+			return nil, setting.Errorf(`{counters}: unknown mode %q (want %s, several joined by commas as "perf,cachegrind", or "none")`, m, counters.ModeNames(nil))
 		}
 	}
 	return out, nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -59,7 +59,7 @@ Flags:
 // countersArgs are the flags of `bindrace counters`.
 type countersArgs struct {
 	target, scenario       string
-	o                      counters.Options
+	o                      kinds.CountersOptions
 	cpusServer, cpusClient string
 	show                   tableSizes
 	asJSON                 bool
@@ -72,9 +72,8 @@ type countersArgs struct {
 func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
 	fs.StringVar(&a.target, "target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
 	fs.StringVar(&a.scenario, "scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", ")+", or a database one ("+strings.Join(scenario.DBNames(), ", ")+": PostgreSQL starts beside the server, on the load generator's CPUs)")
-	a.o = counters.Options{Log: stderr}
 	o := &a.o
-	fs.StringVar(&o.Mode, "mode", "perf", strings.Join(counters.Modes, ", "))
+	fs.StringVar(&o.Mode, "mode", "perf", counters.ModeNames(func(m counters.Mode) bool { return m.Alone }))
 	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N); syscalls: requests counted")
 	fs.DurationVar(&o.Duration, "duration", 5*time.Second, "perf: measured window")
 	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "perf: warm-up before the window (counters off)")
@@ -103,8 +102,6 @@ func (a *countersArgs) check() string {
 	switch {
 	case a.target == "":
 		return fmt.Sprintf("--target is required (known: %s, cmd:<command with {port}>)", strings.Join(targets.Names(), ", "))
-	case !slices.Contains(counters.Modes, o.Mode):
-		return fmt.Sprintf("unknown --mode %q: %s", o.Mode, strings.Join(counters.Modes, ", "))
 	case o.Sample && o.Mode != "perf":
 		return "--sample needs --mode perf (it samples a server under live load)"
 	case o.Mode != "perf" && o.N <= 0:
@@ -138,45 +135,25 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	if why := a.check(); why != "" {
 		return fail("%s", why)
 	}
-	sc, err := scenario.ByName(a.scenario)
-	if err != nil {
-		return fail("%v", err)
-	}
-	t, err := targets.Resolve(a.target)
-	if err != nil {
-		return fail("%v", err)
-	}
 	o := a.o
+	var err error
+	if o.Scenario, err = scenario.ByName(a.scenario); err != nil {
+		return fail("%v", err)
+	}
 	if o.CPUsServer, o.CPUsClient, err = cpuPlan(a.cpusServer, a.cpusClient); err != nil {
 		return fail("%v", err)
 	}
-	restore, err := machine.PinSelf(o.CPUsClient)
-	if err != nil {
-		return fail("--cpus-client %s: %v", o.CPUsClient, err)
-	}
-	defer restore()
-
 	ctx, stop := interrupt.Context(interrupt.Commands, interrupt.Handlers{})
 	defer stop()
-	if sc.Database != "" {
-		if err := t.RefusesDB([]string{sc.Name}); err != nil {
-			return fail("%v", err) // before PostgreSQL starts for nothing
-		}
-	}
-	d, err := openDB(ctx, *a.db, []scenario.Scenario{sc}, o.CPUsClient, stderr)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if d != nil {
-		defer d.Close()
-		o.DB = d
-	}
-	rep, err := counters.Measure(ctx, t, sc, o)
-	if errors.Is(err, counters.ErrNoCounters) {
+	out := newSessionOutput(stderr)
+	o.Target, o.DB, o.ServerLog, o.Events = a.target, *a.db, stderr, out.event
+	rep, err := kinds.Counters(ctx, o)
+	out.done()
+	if errors.Is(err, kinds.ErrNoCounters) {
 		writeCountersReport(stdout, rep, a.asJSON, a.show)
 	}
 	if err != nil {
-		return fail("%v", err)
+		return fail("%s", flagWords(err))
 	}
 	writeCountersReport(stdout, rep, a.asJSON, a.show)
 	return 0
@@ -230,7 +207,7 @@ func parseCountersFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writ
 }
 
 // writeCountersReport prints what counters measured: the JSON object, or tables.
-func writeCountersReport(w io.Writer, r *counters.Report, asJSON bool, show tableSizes) {
+func writeCountersReport(w io.Writer, r *kinds.CountersReport, asJSON bool, show tableSizes) {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

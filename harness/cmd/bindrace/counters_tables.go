@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/kinds"
 )
 
 // maxNameWidth cuts long (C++) names in the text tables; --json carries them whole.
@@ -14,7 +15,7 @@ const maxNameWidth = 110
 
 // writeTotals prints the counters table: per response and over the window, a total under the
 // resolution as such (never a number), estimated cycles with their label.
-func writeTotals(w io.Writer, r *counters.Report) {
+func writeTotals(w io.Writer, r *kinds.CountersReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "counter\ttotal\tper response\t")
 	keys := map[string]bool{}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/testbin"
+	"github.com/bindrace/bindrace/harness/kinds"
 )
 
 func TestCountersCommandErrors(t *testing.T) {
@@ -135,7 +136,7 @@ func TestCountersSampleWithoutPerf(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := countersCommand([]string{"--target", "fasthttp", "--mode", "perf", "--sample", "--duration", "500ms", "--warmup", "200ms",
 		"--connections", "4", "--json"}, &out, &errb)
-	var r counters.Report
+	var r kinds.CountersReport
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("exit %d, stdout not JSON (%v): %s\n%s", code, err, out.String(), errb.String())
 	}

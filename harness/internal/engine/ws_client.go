@@ -11,31 +11,42 @@ import (
 	"time"
 )
 
-// wsClient is a plain blocking WebSocket client on a net.Conn, for the probe before a run
-// (and the tests' servers), where clarity matters more than speed. It shares the frame code
-// with the load path.
-type wsClient struct {
+// WSConn is a plain blocking WebSocket client on a net.Conn, for the probe before a run, the
+// paced client of the harness's counts (measure) and the tests' servers, where clarity matters
+// more than speed. It shares the frame code with the load path: the harness has one WebSocket
+// client of its own (verification uses an independent one on purpose: targets/verify_ws.go).
+type WSConn struct {
 	nc   net.Conn
 	f    frameParser
 	buf  []byte
 	data []byte // unconsumed bytes of buf
 }
 
+// OpBinary is a binary message's opcode, as WriteMessage takes and ReadMessage returns it.
+const OpBinary = opBinary
+
 // dialWS connects to addr and upgrades at path. Errors wrap errConnect or errHandshake. The
 // context bounds the whole set-up.
-func dialWS(ctx context.Context, addr, host, path string) (*wsClient, error) {
+func dialWS(ctx context.Context, addr, host, path string) (*WSConn, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%w to %s: %v", errConnect, addr, err)
 	}
+	return UpgradeWS(ctx, nc, host, path)
+}
+
+// UpgradeWS upgrades nc at host's path; the context bounds the handshake. nc is closed when the
+// upgrade fails; errors wrap errHandshake.
+func UpgradeWS(ctx context.Context, nc net.Conn, host, path string) (*WSConn, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = nc.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	c := &wsClient{nc: nc, buf: make([]byte, 16<<10), f: frameParser{maxPayload: 64 << 20}}
+	c := &WSConn{nc: nc, buf: make([]byte, 16<<10), f: frameParser{maxPayload: 64 << 20}}
 	key := newKey()
+	addr := nc.RemoteAddr().String()
 	if _, err := nc.Write(upgradeRequest(host, path, key)); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%w: %s%s: writing the upgrade: %v", errHandshake, addr, path, err)
@@ -62,15 +73,15 @@ func dialWS(ctx context.Context, addr, host, path string) (*wsClient, error) {
 	return c, nil
 }
 
-// writeMessage sends one masked frame.
-func (c *wsClient) writeMessage(op byte, payload []byte) error {
+// WriteMessage sends one masked frame.
+func (c *WSConn) WriteMessage(op byte, payload []byte) error {
 	_, err := c.nc.Write(appendFrame(nil, op, payload, true, rand.Uint32()))
 	return err
 }
 
-// readMessage returns the next data message (fragments joined) or a close frame (op close,
+// ReadMessage returns the next data message (fragments joined) or a close frame (op close,
 // payload its body). Pings are answered; pongs skipped.
-func (c *wsClient) readMessage() (byte, []byte, error) {
+func (c *WSConn) ReadMessage() (byte, []byte, error) {
 	var msg, ctl []byte
 	var msgOp byte
 	var inMsg bool
@@ -92,7 +103,7 @@ func (c *wsClient) readMessage() (byte, []byte, error) {
 				}
 				switch op {
 				case opPing:
-					if err := c.writeMessage(opPong, ctl); err != nil {
+					if err := c.WriteMessage(opPong, ctl); err != nil {
 						return 0, nil, err
 					}
 				case opClose:
@@ -129,13 +140,13 @@ func (c *wsClient) readMessage() (byte, []byte, error) {
 
 // closeClean sends close 1000 and waits for the server's close frame, discarding data
 // messages still on their way; it reports what the server answered.
-func (c *wsClient) closeClean() error {
+func (c *WSConn) closeClean() error {
 	defer c.nc.Close()
-	if err := c.writeMessage(opClose, closePayload(closeNormal)); err != nil {
+	if err := c.WriteMessage(opClose, closePayload(closeNormal)); err != nil {
 		return fmt.Errorf("sending close: %w", err)
 	}
 	for {
-		op, p, err := c.readMessage()
+		op, p, err := c.ReadMessage()
 		if err != nil {
 			return fmt.Errorf("waiting for the close frame: %w", err)
 		}
@@ -152,7 +163,7 @@ func (c *wsClient) closeClean() error {
 }
 
 // Close drops the connection after a best-effort clean close.
-func (c *wsClient) Close() {
+func (c *WSConn) Close() {
 	_ = c.nc.SetDeadline(time.Now().Add(time.Second))
 	_ = c.closeClean()
 }

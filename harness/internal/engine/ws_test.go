@@ -214,11 +214,11 @@ func TestCleanCloseAtEnd(t *testing.T) {
 		if !acceptUpgrade(c, br) {
 			return
 		}
-		cl := &wsClient{nc: c, buf: make([]byte, 4096), f: frameParser{allowMasked: true}}
+		cl := &WSConn{nc: c, buf: make([]byte, 4096), f: frameParser{allowMasked: true}}
 		cl.data = make([]byte, br.Buffered())
 		_, _ = br.Read(cl.data)
 		for n := 0; ; n++ {
-			op, p, err := cl.readMessage()
+			op, p, err := cl.ReadMessage()
 			if err != nil {
 				reports <- report{msgs: n}
 				return

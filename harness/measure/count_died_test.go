@@ -1,4 +1,4 @@
-package counters
+package measure
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -20,8 +22,8 @@ import (
 // counted load connects: the error must say it died, with the signal, the bytes, the function
 // and valgrind's log, never what the client saw (a reset connection).
 func TestCachegrindServerDied(t *testing.T) {
-	installed(t, "valgrind", "valgrind")
-	gcc := installed(t, "gcc", "g++, which depends on gcc")
+	testbin.Installed(t, "valgrind", "valgrind")
+	gcc := testbin.Installed(t, "gcc", "g++, which depends on gcc")
 	bin := filepath.Join(t.TempDir(), "evexserver")
 	if out, err := exec.Command(gcc, "-O1", "-g", "-o", bin, "testdata/evexserver.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
@@ -31,8 +33,8 @@ func TestCachegrindServerDied(t *testing.T) {
 	defer cancel()
 	var log bytes.Buffer
 	// No Dir, as without --keep: the temporary directory must stay for the log's sake.
-	_, err := Cachegrind(ctx, tg, sc, 100, CachegrindOptions{Log: &log})
-	var died *DiedError
+	_, err := counterOf(t, tg.Name, "", &log).Cachegrind(ctx, tg.Name, sc, 100, CachegrindOptions{})
+	var died *counters.DiedError
 	if !errors.As(err, &died) {
 		t.Fatalf("err = %v, want a *DiedError\nlog:\n%s", err, log.String())
 	}

@@ -1,19 +1,35 @@
-package counters
+package measure
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
+	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/targets"
 )
+
+// counterOf is the counting runs of a rig over target alone, its server on cpus, its output in
+// log.
+func counterOf(t *testing.T, target, cpus string, log io.Writer) Counter {
+	t.Helper()
+	r, err := NewRig(Config{Plan: Plan{Method: profile.Method{CPUsServer: cpus}, StartTimeout: 30 * time.Second}, Targets: []string{target}, ServerLog: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r.Counter()
+}
 
 // cachegrindTarget picks the smallest real target to run under valgrind: binding-static when
 // bin/binding-server is built, else fasthttp (this test binary re-run as the server).
 func cachegrindTarget(t *testing.T) *targets.Target {
 	t.Helper()
-	installed(t, "valgrind", "valgrind")
+	testbin.Installed(t, "valgrind", "valgrind")
 	if root, err := machine.RepoRoot(); err == nil {
 		bin := filepath.Join(root, "bin", "binding-server")
 		if _, err := os.Stat(bin); err == nil {

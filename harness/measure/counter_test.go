@@ -1,4 +1,4 @@
-package counters
+package measure
 
 import (
 	"context"
@@ -7,11 +7,10 @@ import (
 
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
-// fixedDB is a Backend that renders every request with one id.
-type fixedDB struct{}
+// fixedDB is a backend that renders every request with one id, and starts nothing.
+type fixedDB struct{ plain }
 
 func (fixedDB) Env() []string { return []string{"BINDRACE_DB_URL=postgres://nowhere"} }
 func (fixedDB) Requests(sc scenario.Scenario, addr string) load.BuildFunc {
@@ -24,37 +23,31 @@ func (fixedDB) Requests(sc scenario.Scenario, addr string) load.BuildFunc {
 func TestCountRefusesWhatCannotServeTheDatabase(t *testing.T) {
 	getUser, _ := scenario.ByName("get-user")
 	ping, _ := scenario.ByName("ping")
-	binding, err := targets.Resolve("binding")
-	if err != nil {
-		t.Fatal(err)
-	}
-	static, err := targets.Resolve("binding-static")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	count := func(t *targets.Target, sc scenario.Scenario, db Backend) map[string]error {
-		_, perf := Perf(ctx, t, sc, PerfOptions{DB: db})
-		_, cg := Cachegrind(ctx, t, sc, 10, CachegrindOptions{DB: db})
-		_, sys := PacedSyscalls(ctx, t, sc, PacedSyscallOptions{DB: db})
+	count := func(target string, db backend) map[string]error {
+		c := counterOf(t, target, "", nil)
+		c.r.backend = db
+		_, perf := c.Perf(ctx, target, getUser, PerfOptions{})
+		_, cg := c.Cachegrind(ctx, target, getUser, 10, CachegrindOptions{})
+		_, sys := c.PacedSyscalls(ctx, target, getUser, PacedSyscallOptions{})
 		return map[string]error{"perf": perf, "cachegrind": cg, "syscalls": sys}
 	}
 	for _, c := range []struct {
-		name string
-		t    *targets.Target
-		db   Backend
-		want string
+		name, target string
+		db           backend
+		want         string
 	}{
-		{"no database", binding, nil, "get-user serves from PostgreSQL"},
-		{"static target", static, fixedDB{}, "has no database routes"},
+		{"no database", "binding", plain{}, "get-user serves from PostgreSQL"},
+		{"static target", "binding-static", fixedDB{}, "has no database routes"},
 	} {
-		for mode, err := range count(c.t, getUser, c.db) {
+		for mode, err := range count(c.target, c.db) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s, %s: %v, want %q", c.name, mode, err, c.want)
 			}
 		}
 	}
-	if err := checkBackend(binding, nil, ping); err != nil {
+	binding := counterOf(t, "binding", "", nil).r.targets["binding"]
+	if err := checkBackend(binding, plain{}, ping); err != nil {
 		t.Errorf("ping without a database: %v", err)
 	}
 	if err := checkBackend(binding, fixedDB{}, getUser); err != nil {

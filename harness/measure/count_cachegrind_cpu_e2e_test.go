@@ -1,6 +1,6 @@
 //go:build long
 
-package counters
+package measure
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/counters"
 )
 
 // TestCachegrindBindingPingP1 counts the binding at ping, pipelining 1, on whatever CPU this
@@ -22,15 +24,15 @@ func TestCachegrindBindingPingP1(t *testing.T) {
 	defer cancel()
 	const n = 5000
 	var log bytes.Buffer
-	res, err := Cachegrind(ctx, tg, sc, n, CachegrindOptions{Pipelining: 1, CPUs: "1", Log: &log})
+	res, err := counterOf(t, tg.Name, "1", &log).Cachegrind(ctx, tg.Name, sc, n, CachegrindOptions{Pipelining: 1})
 	if err != nil {
 		t.Fatalf("%v\nlog:\n%s", err, log.String())
 	}
 	c := res.CPU
-	if res.Responses != n || res.PerResponse[Instructions] <= 0 || c == nil || c.Model == "" || len(c.GuestFeatures) == 0 {
-		t.Fatalf("responses %d, instructions %v, CPU %+v", res.Responses, res.PerResponse[Instructions], c)
+	if res.Responses != n || res.PerResponse[counters.Instructions] <= 0 || c == nil || c.Model == "" || len(c.GuestFeatures) == 0 {
+		t.Fatalf("responses %d, instructions %v, CPU %+v", res.Responses, res.PerResponse[counters.Instructions], c)
 	}
-	t.Logf("%.1f instructions per response on %s", res.PerResponse[Instructions], c.Describe())
+	t.Logf("%.1f instructions per response on %s", res.PerResponse[counters.Instructions], c.Describe())
 	if slices.Contains(c.Hidden, "rdtscp") && !slices.ContainsFunc(c.Switches, func(s string) bool { return strings.Contains(s, "cpu.rdtscp=off") }) {
 		t.Errorf("rdtscp hidden without its switch: %v", c.Switches)
 	}

@@ -1,4 +1,4 @@
-package counters
+package measure
 
 import (
 	"bufio"
@@ -46,7 +46,7 @@ func TestPacedWebSocketEcho(t *testing.T) {
 
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer plain.Close()
-	if _, err := run(strings.TrimPrefix(plain.URL, "http://")); err == nil || !strings.Contains(err.Error(), "want 101") {
+	if _, err := run(strings.TrimPrefix(plain.URL, "http://")); err == nil || !strings.Contains(err.Error(), "want status 101") {
 		t.Errorf("HTTP server: %v; want the upgrade refusal named", err)
 	}
 }

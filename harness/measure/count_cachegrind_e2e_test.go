@@ -2,7 +2,7 @@
 
 // Long test tier (make test-all, -tags long): four servers under valgrind.
 
-package counters
+package measure
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -42,10 +43,10 @@ func TestCachegrindEndToEnd(t *testing.T) {
 
 	// One after the other, the server pinned to one CPU as the CLI does: two measurements at
 	// once on a 2-core machine make the Go scheduler's work depend on the contention (4% apart).
-	results := make([]*CachegrindResult, 2)
+	results := make([]*counters.CachegrindResult, 2)
 	for i := range results {
 		var log bytes.Buffer
-		r, err := Cachegrind(ctx, tg, sc, n, CachegrindOptions{CPUs: "0", Log: &log})
+		r, err := counterOf(t, tg.Name, "0", &log).Cachegrind(ctx, tg.Name, sc, n, CachegrindOptions{})
 		if err != nil {
 			t.Fatalf("%v\nserver and progress log:\n%s", err, log.String())
 		}
@@ -57,24 +58,24 @@ func TestCachegrindEndToEnd(t *testing.T) {
 		if r.Responses != int64(n) {
 			t.Errorf("responses %d, want %d", r.Responses, n)
 		}
-		ins := r.PerResponse[Instructions]
+		ins := r.PerResponse[counters.Instructions]
 		if ins < 200 || ins > 200000 {
 			t.Errorf("instructions per response %v: implausible", ins)
 		}
-		for _, k := range []string{Branches, BranchMispredicts, I1Misses, D1Misses, LLMisses} {
+		for _, k := range []string{counters.Branches, counters.BranchMispredicts, counters.I1Misses, counters.D1Misses, counters.LLMisses} {
 			if _, ok := r.PerResponse[k]; !ok {
 				t.Errorf("%s missing", k)
 			}
 		}
-		if r.PerResponse[Branches] <= 0 || r.PerResponse[Branches] >= ins {
-			t.Errorf("branches per response %v vs instructions %v", r.PerResponse[Branches], ins)
+		if r.PerResponse[counters.Branches] <= 0 || r.PerResponse[counters.Branches] >= ins {
+			t.Errorf("branches per response %v vs instructions %v", r.PerResponse[counters.Branches], ins)
 		}
-		if _, ok := r.Totals.Unsupported[Cycles]; !ok {
+		if _, ok := r.Totals.Unsupported[counters.Cycles]; !ok {
 			t.Error("cycles should be unsupported in cachegrind mode")
 		}
 	}
-	ia, ib := a.PerResponse[Instructions], b.PerResponse[Instructions]
-	ra, rb := a.Resolution[Instructions], b.Resolution[Instructions]
+	ia, ib := a.PerResponse[counters.Instructions], b.PerResponse[counters.Instructions]
+	ra, rb := a.Resolution[counters.Instructions], b.Resolution[counters.Instructions]
 	diff := math.Abs(ia - ib)
 	t.Logf("repeatability: %.1f ±%.1f vs %.1f ±%.1f instructions per response: %.1f (%.2f%%) apart", ia, ra, ib, rb, diff, diff/math.Min(ia, ib)*100)
 	// Each count claims to lie within its resolution of its build's usual count, and the gate
@@ -87,8 +88,8 @@ func TestCachegrindEndToEnd(t *testing.T) {
 	// And the resolution must not grow unnoticed: here it is 1.1-1.2% of binding-static's count
 	// at N = 40,000; at 2% ci's +1% limit would decide only deltas beyond +3%.
 	for _, r := range results {
-		if rel := r.Resolution[Instructions] / r.PerResponse[Instructions]; rel > 0.02 {
-			t.Errorf("%s: resolution ±%.1f is %.1f%% of the count, over the 2%% this test allows", r.Target, r.Resolution[Instructions], rel*100)
+		if rel := r.Resolution[counters.Instructions] / r.PerResponse[counters.Instructions]; rel > 0.02 {
+			t.Errorf("%s: resolution ±%.1f is %.1f%% of the count, over the 2%% this test allows", r.Target, r.Resolution[counters.Instructions], rel*100)
 		}
 	}
 }
@@ -116,14 +117,14 @@ func TestCachegrindCountsTheUringLoop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	var log bytes.Buffer
-	r, err := Cachegrind(ctx, tg, sc, 5000, CachegrindOptions{CPUs: "0", StopTimeout: 30 * time.Second, Log: &log})
+	r, err := counterOf(t, tg.Name, "0", &log).Cachegrind(ctx, tg.Name, sc, 5000, CachegrindOptions{StopTimeout: 30 * time.Second})
 	if err != nil {
 		if strings.Contains(log.String(), "io_uring refused") {
 			t.Skipf("the kernel refuses io_uring here:\n%s", log.String())
 		}
 		t.Fatalf("%v\nserver and progress log:\n%s", err, log.String())
 	}
-	ins := r.PerResponse[Instructions]
+	ins := r.PerResponse[counters.Instructions]
 	t.Logf("binding-static-uring ping: %.1f instructions per response", ins)
 	if ins < 200 || ins > 20000 {
 		t.Errorf("instructions per response %v: implausible for the core answering alone", ins)

@@ -1,0 +1,72 @@
+package kinds
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/scenario"
+)
+
+// TestCountersPerfJSON: perf mode end to end (what `bindrace counters --json` prints) on the
+// fasthttp target. Every hardware counter is either counted (a PMU) or unsupported with its
+// reason (none, as in most VMs), never both and never a zero, and that is no error.
+func TestCountersPerfJSON(t *testing.T) {
+	sc, err := scenario.ByName("ping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Counters(context.Background(), CountersOptions{Target: "fasthttp", Scenario: sc, Mode: "perf",
+		Warmup: 300 * time.Millisecond, Duration: time.Second, Connections: 16, Pipelining: 10, Workers: 1})
+	if errors.Is(err, ErrNoCounters) {
+		t.Skipf("this host refuses perf_event_open: %v", rep.Unsupported)
+	}
+	if err != nil {
+		t.Fatalf("counters: %v", err)
+	}
+	var out bytes.Buffer
+	if err := json.NewEncoder(&out).Encode(rep); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Target, Scenario, Mode string
+		Responses              int64
+		WindowS                float64            `json:"window_s"`
+		PerResponse            map[string]float64 `json:"per_response"`
+		Unsupported            map[string]string
+	}
+	dec := json.NewDecoder(&out)
+	if err := dec.Decode(&r); err != nil || dec.More() {
+		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
+	}
+	t.Logf("%+v", r)
+	if r.Target != "fasthttp" || r.Scenario != "ping" || r.Mode != "perf" || r.Responses <= 0 || r.WindowS < 0.9 {
+		t.Errorf("header fields: %+v", r)
+	}
+	if r.PerResponse[counters.TaskClockNs] <= 0 {
+		t.Errorf("task-clock per response %v", r.PerResponse[counters.TaskClockNs])
+	}
+	for _, h := range counters.HardwareCounters {
+		v, counted := r.PerResponse[h]
+		why, refused := r.Unsupported[h]
+		if counted == refused || counted && v == 0 || refused && why == "" {
+			t.Errorf("%s: per response %v (%v), unsupported %q (%v): want one of the two, never a zero", h, v, counted, why, refused)
+		}
+	}
+}
+
+// TestCountersRefusesAModeThatDoesNotCountAlone: an unknown mode is named with the ones that
+// count alone, and sample is sent to perf mode's sample setting.
+func TestCountersRefusesAModeThatDoesNotCountAlone(t *testing.T) {
+	sc, _ := scenario.ByName("ping")
+	for mode, want := range map[string]string{"cycles": `unknown mode "cycles": want "perf", "cachegrind", "syscalls"`, "sample": "mode sample does not count alone: it samples perf mode's window (sample)"} {
+		_, err := Counters(context.Background(), CountersOptions{Target: "fasthttp", Scenario: sc, Mode: mode})
+		if err == nil || err.Error() != want {
+			t.Errorf("mode %s: %v, want %q", mode, err, want)
+		}
+	}
+}
