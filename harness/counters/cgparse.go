@@ -221,10 +221,10 @@ func CachegrindValues(ev map[string]int64) map[string]float64 {
 // cachegrindUnsupported names the counters a cachegrind run cannot give, with the reason.
 func cachegrindUnsupported(values map[string]float64) map[string]string {
 	u := map[string]string{
-		Cycles:          "not available in cachegrind mode (simulation counts events, not time); see estimated-cycles, a model, not a count; use --mode perf on a host with a PMU",
+		Cycles:          "not available in cachegrind mode (simulation counts events, not time); see estimated-cycles, a model, not a count; count in perf mode on a host with a PMU",
 		CacheReferences: "not available in cachegrind mode; see i1-misses, d1-misses and ll-misses (simulated)",
 		CacheMisses:     "not available in cachegrind mode; see ll-misses (simulated last-level misses)",
-		TaskClockNs:     "not meaningful under valgrind (the server runs ~50x slower); use --mode perf",
+		TaskClockNs:     "not meaningful under valgrind (the server runs ~50x slower); count in perf mode",
 	}
 	for _, name := range CachegrindCounters {
 		if _, ok := values[name]; !ok {

@@ -279,7 +279,7 @@ func errnoName(e syscall.Errno) string {
 func reason(e syscall.Errno, err error) string {
 	switch e {
 	case unix.ENOENT:
-		return "not supported: no PMU (ENOENT from perf_event_open; typical in a VM); use --mode cachegrind for deterministic counts"
+		return "not supported: no PMU (ENOENT from perf_event_open; typical in a VM); count in cachegrind mode for deterministic counts"
 	case unix.EOPNOTSUPP:
 		return "not supported by this PMU (EOPNOTSUPP from perf_event_open)"
 	case unix.ENODEV:

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/bindrace/bindrace/harness/remote"
+	"github.com/bindrace/bindrace/harness/setting"
 )
 
 // Options say which hosts a fleet uses and how they are reached.
@@ -38,20 +39,20 @@ type Fleet struct {
 }
 
 // Open parses the hosts, checks ssh and the config file, and makes the session; hosts are
-// contacted when first used. Bad specs are errors naming them.
+// contacted when first used. Bad specs are errors naming them and their setting (setting.Error).
 func Open(o Options) (*Fleet, error) {
 	f := &Fleet{o: o, copied: map[string]bool{}}
 	if o.ServerHost != "" {
 		h, err := remote.ParseHost(o.ServerHost)
 		if err != nil {
-			return nil, fmt.Errorf("--server-host: %w", err)
+			return nil, fmt.Errorf("%w: %w", setting.Errorf("{server_host}"), err)
 		}
 		f.Server = &h
 	}
 	for _, c := range o.ClientHosts {
 		h, err := remote.ParseHost(c)
 		if err != nil {
-			return nil, fmt.Errorf("--client-hosts: %w", err)
+			return nil, fmt.Errorf("%w: %w", setting.Errorf("{client_hosts}"), err)
 		}
 		f.Clients = append(f.Clients, h)
 	}

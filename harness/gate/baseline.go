@@ -35,7 +35,7 @@ func MatchBaseline(s *session.Summary, b *session.Baseline, path string) (*Basel
 		}
 	}
 	if b.CountersMode != s.CountersMode {
-		diffs = append(diffs, fmt.Sprintf("counters mode: baseline %q, session %q (race with --counters cachegrind)", b.CountersMode, s.CountersMode))
+		diffs = append(diffs, fmt.Sprintf("counters mode: baseline %q, session %q (race with counters \"cachegrind\")", b.CountersMode, s.CountersMode))
 	}
 	if d := otherCode(b.CPU, s.CountedCPU); d != "" {
 		diffs = append(diffs, d)
@@ -122,7 +122,7 @@ func NewBaseline(sums []*session.Summary, from string) (*session.Baseline, error
 		case s.Incomplete != "":
 			return nil, fmt.Errorf("race %s is incomplete (%s): a baseline needs finished counts", s.Scenario, s.Incomplete)
 		case !deterministic(s.CountersMode) || len(s.Counters["a"]) == 0:
-			return nil, fmt.Errorf("race %s has no cachegrind counts of %s: race with --counters cachegrind (or a profile with \"counters\": \"cachegrind\")", s.Scenario, s.A)
+			return nil, fmt.Errorf("race %s has no cachegrind counts of %s: race with counters \"cachegrind\"", s.Scenario, s.A)
 		case s.A != b.Target:
 			return nil, fmt.Errorf("the session's races have different candidates (%s, %s)", b.Target, s.A)
 		case otherCode(b.CPU, s.CountedCPU) != "":

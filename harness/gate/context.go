@@ -28,7 +28,7 @@ const (
 // contextP99 reports a closed-loop race's p99 as context. Latency gates in an open loop at a
 // fixed offered rate below both servers' capacity (checkOpenLoop).
 func contextP99(d *decision, s *session.Summary) {
-	d.aside(s, stats.MetricP99, WhySaturation, "a saturated closed loop's p99 is its queue over its throughput, not the server's latency; latency gates at a fixed rate (--rate, --rate-fraction)")
+	d.aside(s, stats.MetricP99, WhySaturation, "a saturated closed loop's p99 is its queue over its throughput, not the server's latency; latency gates at a fixed rate (the profile's rate or rate_fraction)")
 }
 
 // aside adds metric's paired figures as context: why is the short tag the headline shows, more

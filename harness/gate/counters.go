@@ -31,7 +31,7 @@ func checkCounters(d *decision, s *session.Summary) {
 		b, okB := s.Counters["b"][name]
 		switch {
 		case !deterministic(s.CountersMode):
-			c.Reason = fmt.Sprintf("%s per response: not gated without deterministic counts (this session counted in %q mode; race with --counters cachegrind)", name, s.CountersMode)
+			c.Reason = fmt.Sprintf("%s per response: not gated without deterministic counts (this session counted in %q mode; race with counters \"cachegrind\")", name, s.CountersMode)
 		case !okA || !okB || b <= 0:
 			c.Reason = fmt.Sprintf("%s per response: not measured on both sides%s", name, why(s, name))
 		default:

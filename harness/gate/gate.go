@@ -242,7 +242,7 @@ func tooFew(s *session.Summary) string {
 		}
 	}
 	need := EvenUp(stats.MinSamples(s.CILevel))
-	return fmt.Sprintf("too few pairs for a %s interval (need at least %d complete pairs; run --pairs %d)", PctLevel(s.CILevel), need, need)
+	return fmt.Sprintf("too few pairs for a %s interval (need at least %d complete pairs; race with pairs %d)", PctLevel(s.CILevel), need, need)
 }
 
 // neededText words PairsNeeded for a reason line.

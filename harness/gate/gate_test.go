@@ -84,7 +84,7 @@ func TestTooFewPairs(t *testing.T) {
 		Apply(s, nil)
 		c := check(s.Checks, stats.MetricRPS)
 		if s.Verdict != session.Inconclusive || c == nil || c.Verdict != session.Inconclusive || c.Interval != nil ||
-			!has(s.Reasons, "need at least 6 complete pairs; run --pairs 6") || !strings.Contains(s.Headline, "(too few pairs: need 6)") {
+			!has(s.Reasons, "need at least 6 complete pairs; race with pairs 6") || !strings.Contains(s.Headline, "(too few pairs: need 6)") {
 			t.Errorf("%d pairs: %s %q %+v %q", n, s.Verdict, s.Reasons, c, s.Headline)
 		}
 	}
@@ -409,7 +409,7 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 	noCounts := race(1, 2, 3, 4, 5, 6)
-	if _, err := NewBaseline([]*session.Summary{noCounts}, "x"); err == nil || !strings.Contains(err.Error(), "--counters cachegrind") {
+	if _, err := NewBaseline([]*session.Summary{noCounts}, "x"); err == nil || !strings.Contains(err.Error(), `race with counters "cachegrind"`) {
 		t.Errorf("baseline from a session without counts: %v", err)
 	}
 }

@@ -59,7 +59,7 @@ func checkOverload(d *decision, s *session.Summary) bool {
 	}
 	d.add(session.Check{Metric: MetricSustained, Verdict: session.Inconclusive, Delta: ptr((low/rate - 1) * 100),
 		Limit: -OverloadTolerancePct, Bound: "min",
-		Reason: fmt.Sprintf("overloaded at %s requests/s: %s sustained %s requests/s, %s %s (median of its runs; a side more than %d%% under the rate was offered more than it serves): latency not gated; race at a rate both sides sustain (a lower --rate, or --rate-fraction below 1)",
+		Reason: fmt.Sprintf("overloaded at %s requests/s: %s sustained %s requests/s, %s %s (median of its runs; a side more than %d%% under the rate was offered more than it serves): latency not gated; race at a rate both sides sustain (the profile's rate lower, or its rate_fraction below 1)",
 			fmtRate(rate), side(s.A, "A"), fmtRate(round.To(a, 1)), side(s.B, "B"), fmtRate(round.To(b, 1)), OverloadTolerancePct)})
 	return true
 }

@@ -45,7 +45,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 	case sc.WebSocket():
 		return unsupported("cachegrind counts HTTP scenarios only (its client is an HTTP one)")
 	case sc.Want.BodyLen > countableBodyLimit:
-		return unsupported(fmt.Sprintf("%s answers %d-byte bodies; simulating their copies takes hours (count it alone: bindrace counters --scenario %s --mode cachegrind --n 20)",
+		return unsupported(fmt.Sprintf("%s answers %d-byte bodies; simulating their copies takes hours (count it alone: bindrace counters, scenario %s, cachegrind mode, n 20)",
 			sc.Name, sc.Want.BodyLen, sc.Name))
 	}
 	samples := map[string]map[string][]float64{"a": {}, "b": {}}

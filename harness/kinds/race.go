@@ -225,7 +225,7 @@ func (rs *raceSession) checkThreads() error {
 		if !o.AllowUnequalThreads {
 			return setting.Errorf("%s; a fair race gives both the same threads (a cmd: target takes %s in its command); {allow_unequal_threads} races them anyway", msg, "{threads}")
 		}
-		rs.warnings = append(rs.warnings, msg+" (--allow-unequal-threads): the delta partly measures the thread counts")
+		rs.warnings = append(rs.warnings, msg+" (raced anyway, as asked): the delta partly measures the thread counts")
 	} else if rs.sideA.Threads != pl.ServerThreads() {
 		rs.warnings = append(rs.warnings, fmt.Sprintf("both sides serve with %s, not the %d asked for", threadsText(rs.sideA.Threads), pl.ServerThreads()))
 	}

@@ -33,7 +33,7 @@ func RunWrk(ctx context.Context, cfg Config, h Hooks) (*Result, error) {
 		return nil, err
 	}
 	if cfg.Protocol != HTTP || cfg.Count > 0 || len(cfg.Requests) != 1 {
-		return nil, errors.New("load: wrk drives one request for a duration (HTTP, no --count, one request)")
+		return nil, errors.New("load: wrk drives one request for a duration (HTTP, no count, one request)")
 	}
 	wrk, err := exec.LookPath("wrk")
 	if err != nil {

@@ -84,7 +84,7 @@ func OpenDatabase(ctx context.Context, o DBOptions, clientCPUs string, events Ev
 		}
 		dbo.URL = d.cl.URL("postgres")
 	} else {
-		d.info.Notes = append(d.info.Notes, "external database (--db-url): its resources are not sampled")
+		d.info.Notes = append(d.info.Notes, "external database (the db_url setting): its resources are not sampled")
 		if dbo, err = db.UserURL(o.URL); err != nil {
 			return nil, err
 		}

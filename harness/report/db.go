@@ -16,7 +16,7 @@ func dbSection(d *document, s *session.Summary) {
 	d.h2("PostgreSQL, reset and the three parties")
 	where := "a private PostgreSQL " + db.Version + " the harness started"
 	if db.External {
-		where = "an external PostgreSQL (--db-url): its resources were not sampled"
+		where = "an external PostgreSQL (the db_url setting): its resources were not sampled"
 	}
 	d.p(fmt.Sprintf("Data set at scale %g (%d users, %d orders), ids drawn %s, pool of %d connections per target, on %s. The trial database was cloned afresh from the seeded template before every run.",
 		db.Scale, db.Users, db.Orders, db.Keys, db.Pool, where))

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/setting"
 )
 
 // File names inside a session directory.
@@ -66,13 +68,13 @@ func Name(t time.Time, names ...string) string {
 }
 
 // CreateDir creates a session directory (and its parents). An existing directory is reused
-// only if it holds no summary yet, so a session never silently overwrites another.
+// only if it holds no summary yet, so a session never silently overwrites another: that is a
+// setting.Error naming out, the setting that chose the directory.
 func CreateDir(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
-		return fmt.Errorf("session directory %s already holds a %s; choose another --out", dir, SummaryFile)
-	}
-	if _, err := os.Stat(filepath.Join(dir, IndexFile)); err == nil {
-		return fmt.Errorf("session directory %s already holds a %s; choose another --out", dir, IndexFile)
+	for _, name := range []string{SummaryFile, IndexFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return setting.Errorf("session directory %s already holds a %s; choose another {out}", dir, name)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create session directory: %w", err)

@@ -25,7 +25,7 @@ func TestTooFewPairs(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "s")
 		r := cli(t, 60*time.Second, raceArgs("--a", "fasthttp", "--b", "nethttp", "--pairs", pairs, "--out", dir)...)
 		if r.code != 3 || !strings.Contains(r.stdout, "regression threshold inconclusive (too few pairs: need 6)") ||
-			!strings.Contains(r.stderr, "need at least 6 complete pairs; run --pairs 6") {
+			!strings.Contains(r.stderr, "need at least 6 complete pairs; race with pairs 6") {
 			t.Errorf("--pairs %s: exit %d\nstdout: %s\nstderr: %s", pairs, r.code, r.stdout, r.stderr)
 		}
 		if pairs == "1" && !strings.Contains(r.stderr, "pairs rounded up from 1 to 2") {

@@ -57,7 +57,7 @@ func runRemoteLoad(stdout, stderr io.Writer, lf *loadFlags, cfg load.Config, sum
 	}
 	f, err := fleet.Open(fleet.Options{ClientHosts: splitList(lf.remote.clients), SSHConfig: lf.remote.sshConfig, Log: stderr})
 	if err != nil {
-		return loadBad(stderr, "%v", err)
+		return loadBad(stderr, "%s", flagWords(err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

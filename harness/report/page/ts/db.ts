@@ -9,7 +9,7 @@ export function dbSection(sm: Summary, pairs: Pair[]): HTMLElement | null {
   const db = sm.database;
   if (!db) return null;
   const where = db.external
-    ? "an external PostgreSQL (--db-url): its resources were not sampled"
+    ? "an external PostgreSQL (the db_url setting): its resources were not sampled"
     : `a private PostgreSQL ${db.version ?? ""} the harness started`;
   const rows: HTMLElement[] = [];
   for (const p of pairs) {
