@@ -183,17 +183,20 @@ vet: | $(SETUP_STAMP) ## go vet (both test tiers; the binding with bindrace_rele
 # (honnef.co/go/tools) and deadcode (golang.org/x/tools). deadcode -test counts tests as roots;
 # what it still reports must be named, with a reason, in scripts/deadcode-allow.txt.
 # funclen holds Go functions to 80 lines unless their doc comment says why with //funclen:long
-# (the native core's limit, 120, is clang-tidy's readability-function-size). domainflags fails
-# on a flag named in a domain package's string literal (its allowlist says why each may stay).
+# (the native core's limit, 120, is clang-tidy's readability-function-size); methodcount holds
+# a type to 15 methods (over its package, tests left out) unless its declaration's doc comment
+# says why with //methods:many. domainflags fails on a flag named in a domain package's string
+# literal (its allowlist says why each may stay).
 # staticcheck and deadcode see the long tier's files too (-tags long: a superset of the fast
 # tier's, no file is //go:build !long), so a helper only the long tests use is neither "unused"
 # nor rots unchecked.
-lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/deadcode-allow.txt), funclen, domainflags
+lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/deadcode-allow.txt), funclen, methodcount, domainflags
 	$(GO) tool staticcheck -tags $(LONG_TAG) ./...
 	$(GO) tool staticcheck -tags bindrace_release ./binding/...
 	$(GO) tool staticcheck -tags soak ./binding/...
 	scripts/deadcode.sh -tags $(LONG_TAG)
 	$(GO) run ./scripts/funclen harness binding scripts
+	$(GO) run ./scripts/methodcount harness binding scripts
 	$(GO) run ./scripts/domainflags harness
 
 # actionlint is a tool dependency in go.mod too; it also runs shellcheck over the run: scripts
@@ -201,7 +204,7 @@ lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/dea
 lint-workflows: | $(SETUP_STAMP) ## actionlint over .github/workflows/*.yml
 	$(GO) tool actionlint $(wildcard .github/workflows/*.yml)
 
-lint: vet lint-go lint-workflows lint-native ## go vet, staticcheck, deadcode, funclen, domainflags, actionlint, clang-tidy: all must be clean
+lint: vet lint-go lint-workflows lint-native ## go vet, staticcheck, deadcode, funclen, methodcount, domainflags, actionlint, clang-tidy: all must be clean
 
 TEST_BINS := bin/bindrace bin/binding-server bin/binding-server-plain bin/go-server
 

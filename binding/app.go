@@ -75,6 +75,8 @@ type route struct {
 }
 
 // App is a set of routes served by one or more native event loops.
+//
+//methods:many issue 37: split next
 type App struct {
 	c      *C.br_app
 	routes []route

@@ -51,6 +51,8 @@ const (
 // (br_loop_complete), so a detached request takes two goroutine switches (the hand-off to the
 // worker, the worker's wait for its database), not three (TestDetachedRequestSwitches in
 // harness/cmd/binding-server). The next step waits until such an answer is done.
+//
+//methods:many issue 37: split next
 type loop struct {
 	app   *App
 	c     *C.br_loop

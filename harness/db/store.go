@@ -84,6 +84,8 @@ func (e *NotOwnedError) Is(target error) bool { return target == ErrNotOwned }
 
 // Store is the harness's data set on one server: a marked template seeded once, and a trial
 // database cloned from it by every Reset.
+//
+//methods:many issue 37: split next
 type Store struct {
 	Dataset Dataset
 	// Seeded is true when Open built the template, false when it reused a complete one of the

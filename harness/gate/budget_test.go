@@ -45,7 +45,7 @@ func TestFallibleChecksAreTheGatedChecks(t *testing.T) {
 			}
 			var rate *session.Rate
 			if open {
-				if err := p.SetRate(5000); err != nil {
+				if err := p.Set().Rate(5000); err != nil {
 					t.Fatal(err)
 				}
 				rate = &session.Rate{RPS: 5000}

@@ -96,7 +96,7 @@ func regateOne(dir string, overrides []string, baseFile *session.Baseline, basel
 		p := profile.Default()
 		p.Thresholds = s.Thresholds
 		for _, t := range overrides {
-			if err := p.SetThreshold(t); err != nil {
+			if err := p.Set().Threshold(t); err != nil {
 				return nil, err
 			}
 		}

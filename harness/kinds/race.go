@@ -44,6 +44,8 @@ type RaceResult struct {
 }
 
 // raceSession is one race session once it is set up: what every sub-race shares.
+//
+//methods:many issue 37: split next
 type raceSession struct {
 	o        RaceOptions
 	pl       measure.Plan

@@ -30,6 +30,8 @@ type Config struct {
 
 // Rig measures the runs of one session: it holds the targets resolved, the servers it started
 // and not yet stopped, the session's backend (its database, if it has one) and its probes.
+//
+//methods:many issue 37: split next
 type Rig struct {
 	plan        Plan
 	events      Events

@@ -146,19 +146,19 @@ func TestFileByPath(t *testing.T) {
 // profile, naming the field.
 func TestSetters(t *testing.T) {
 	p := Default()
-	if err := p.SetThreshold("-3"); err != nil || p.Thresholds.MinMedianDeltaPct != -3 {
+	if err := p.Set().Threshold("-3"); err != nil || p.Thresholds.MinMedianDeltaPct != -3 {
 		t.Fatalf("threshold: %v, %v", err, p.Thresholds.MinMedianDeltaPct)
 	}
-	if err := p.SetThreshold("counter.instructions=1"); err != nil || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
+	if err := p.Set().Threshold("counter.instructions=1"); err != nil || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
 		t.Fatalf("counter threshold: %v, %v", err, p.Thresholds.CounterMaxGrowthPct)
 	}
-	if err := p.SetScenarios("ping, params"); err != nil || len(p.Races()) != 2 || p.Races()[1].Scenario != "params" {
+	if err := p.Set().Scenarios("ping, params"); err != nil || len(p.Races()) != 2 || p.Races()[1].Scenario != "params" {
 		t.Fatalf("scenarios: %v, %+v", err, p.Races())
 	}
 	for _, bad := range []func(*Profile) error{
-		func(p *Profile) error { return p.SetThreshold("p42=1") },
-		func(p *Profile) error { return p.SetThreshold("fast") },
-		func(p *Profile) error { return p.SetScenarios(" , ") },
+		func(p *Profile) error { return p.Set().Threshold("p42=1") },
+		func(p *Profile) error { return p.Set().Threshold("fast") },
+		func(p *Profile) error { return p.Set().Scenarios(" , ") },
 	} {
 		q := Default()
 		if err := bad(&q); err == nil || !strings.HasPrefix(err.Error(), "threshold") && !strings.HasPrefix(err.Error(), "scenarios") {
@@ -183,7 +183,7 @@ func TestDesigns(t *testing.T) {
 		t.Errorf("sequential: %+v %v", d, err)
 	}
 	// --pairs always means a fixed design of that many pairs.
-	if err := p.SetPairs(5); err != nil || p.Sequential != nil || p.Pairs != 5 {
+	if err := p.Set().Pairs(5); err != nil || p.Sequential != nil || p.Pairs != 5 {
 		t.Errorf("--pairs 5 over a sequential profile: %+v %v", p, err)
 	}
 	if d, _ := p.Design(); d.Kind != "fixed" || d.MaxPairs != 6 || d.Looks[0] != 6 {
@@ -191,7 +191,7 @@ func TestDesigns(t *testing.T) {
 	}
 	// --max-pairs turns a fixed profile sequential, from the defaults 6..30.
 	q := Default()
-	if err := q.SetMaxPairs(12); err != nil || q.Sequential == nil || q.Sequential.MinPairs != 6 || q.Sequential.MaxPairs != 12 || q.Pairs != 0 {
+	if err := q.Set().MaxPairs(12); err != nil || q.Sequential == nil || q.Sequential.MinPairs != 6 || q.Sequential.MaxPairs != 12 || q.Pairs != 0 {
 		t.Errorf("--max-pairs 12: %+v %v", q.Sequential, err)
 	}
 	for _, c := range []struct {
@@ -199,23 +199,23 @@ func TestDesigns(t *testing.T) {
 		set  func(*Profile) error
 		want string
 	}{
-		{"min above max", func(p *Profile) error { p.SetMinPairs(10); p.SetMaxPairs(8); return p.Check() }, "max_pairs 8 is below min_pairs 10"},
+		{"min above max", func(p *Profile) error { p.Set().MinPairs(10); p.Set().MaxPairs(8); return p.Check() }, "max_pairs 8 is below min_pairs 10"},
 		// Four closed-loop races gate four checks sharing 5%: 1.25% each way, which unanimous
 		// pairs reach at 8 (2^-7 <= 1.25% < 2^-6); the same budget of two races decides at 6.
 		{"too few for the level", func(p *Profile) error {
-			p.SetMaxPairs(6)
-			p.SetMinPairs(2)
-			p.SetScenarios("ping,params,json,stream")
+			p.Set().MaxPairs(6)
+			p.Set().MinPairs(2)
+			p.Set().Scenarios("ping,params,json,stream")
 			return p.Check()
 		}, "max_pairs 6 can decide nothing: with 4 gated check(s) sharing the 5% false-FAIL budget (1.25% per check and direction) even a race that wins every pair needs 8 pairs; give at least 8"},
 		{"too few at an open loop's two latency checks", func(p *Profile) error {
-			p.SetMaxPairs(6)
-			p.SetMinPairs(2)
-			p.SetScenarios("ping,params")
-			p.SetRate(5000)
+			p.Set().MaxPairs(6)
+			p.Set().MinPairs(2)
+			p.Set().Scenarios("ping,params")
+			p.Set().Rate(5000)
 			return p.Check()
 		}, "max_pairs 6 can decide nothing: with 4 gated check(s)"},
-		{"negative time", func(p *Profile) error { return p.SetMaxTime(-Duration(time.Second)) }, "must not be negative"},
+		{"negative time", func(p *Profile) error { return p.Set().MaxTime(-Duration(time.Second)) }, "must not be negative"},
 	} {
 		q := Default()
 		if err := c.set(&q); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -223,9 +223,9 @@ func TestDesigns(t *testing.T) {
 		}
 	}
 	two := Default()
-	two.SetMinPairs(2)
-	two.SetMaxPairs(6)
-	two.SetScenarios("ping,params")
+	two.Set().MinPairs(2)
+	two.Set().MaxPairs(6)
+	two.Set().Scenarios("ping,params")
 	if err := two.Check(); err != nil {
 		t.Errorf("two closed-loop races, 2 to 6 pairs: %v", err)
 	}

@@ -7,11 +7,11 @@ import (
 
 func TestSetRate(t *testing.T) {
 	p := Default()
-	if err := p.SetRateFraction(0.5); err != nil || p.RateFraction != 0.5 || p.Rate != 0 || !p.OpenLoop() {
+	if err := p.Set().RateFraction(0.5); err != nil || p.RateFraction != 0.5 || p.Rate != 0 || !p.OpenLoop() {
 		t.Fatalf("fraction 0.5: %v, profile rate %g fraction %g", err, p.Rate, p.RateFraction)
 	}
 	// A rate replaces the profile's other kind of rate.
-	if err := p.SetRate(20000); err != nil || p.Rate != 20000 || p.RateFraction != 0 {
+	if err := p.Set().Rate(20000); err != nil || p.Rate != 20000 || p.RateFraction != 0 {
 		t.Fatalf("rate 20000: %v, profile rate %g fraction %g", err, p.Rate, p.RateFraction)
 	}
 	if d := Default(); d.OpenLoop() {
@@ -21,10 +21,10 @@ func TestSetRate(t *testing.T) {
 		set  func(*Profile) error
 		want string
 	}{
-		{func(p *Profile) error { return p.SetRate(0) }, "rate must be above 0 requests/s (got 0)"},
-		{func(p *Profile) error { return p.SetRate(-5) }, "rate must be above 0 requests/s (got -5)"},
-		{func(p *Profile) error { return p.SetRateFraction(0) }, "rate_fraction must be in (0, 1] (got 0)"},
-		{func(p *Profile) error { return p.SetRateFraction(1.01) }, "rate_fraction must be in (0, 1] (got 1.01)"},
+		{func(p *Profile) error { return p.Set().Rate(0) }, "rate must be above 0 requests/s (got 0)"},
+		{func(p *Profile) error { return p.Set().Rate(-5) }, "rate must be above 0 requests/s (got -5)"},
+		{func(p *Profile) error { return p.Set().RateFraction(0) }, "rate_fraction must be in (0, 1] (got 0)"},
+		{func(p *Profile) error { return p.Set().RateFraction(1.01) }, "rate_fraction must be in (0, 1] (got 1.01)"},
 	} {
 		q := Default()
 		err := c.set(&q)

@@ -7,12 +7,17 @@ import (
 	"github.com/bindrace/bindrace/harness/setting"
 )
 
-// The setters below write one user setting over a loaded profile, as the CLI's flags do; each
-// error names its setting (setting.Error), and Check re-checks the whole profile after them.
+// Setter writes a user's settings over a loaded profile, one method a setting, as the CLI's
+// flags do (p.Set().Pairs(8)); Profile's own methods only read it. Each error names its
+// setting (setting.Error), and Check re-checks the whole profile after.
+type Setter struct{ p *Profile }
 
-// SetScenarios replaces the profile's scenarios (and drops its extra races) with the
+// Set returns the setter of p's settings.
+func (p *Profile) Set() Setter { return Setter{p} }
+
+// Scenarios replaces the profile's scenarios (and drops its extra races) with the
 // comma-separated list given.
-func (p *Profile) SetScenarios(list string) error {
+func (set Setter) Scenarios(list string) error {
 	var names []string
 	for _, s := range strings.Split(list, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -22,75 +27,75 @@ func (p *Profile) SetScenarios(list string) error {
 	if len(names) == 0 {
 		return setting.Errorf("{scenarios}: empty")
 	}
-	p.Scenario, p.Scenarios, p.ExtraRaces = "", nil, nil
+	set.p.Scenario, set.p.Scenarios, set.p.ExtraRaces = "", nil, nil
 	if len(names) == 1 {
-		p.Scenario = names[0]
+		set.p.Scenario = names[0]
 	} else {
-		p.Scenarios = names
+		set.p.Scenarios = names
 	}
 	return nil
 }
 
-// SetPairs makes the race's design a fixed one of n pairs, whatever the profile planned.
-func (p *Profile) SetPairs(n int) error {
-	p.Pairs, p.Sequential = n, nil
+// Pairs makes the race's design a fixed one of n pairs, whatever the profile planned.
+func (set Setter) Pairs(n int) error {
+	set.p.Pairs, set.p.Sequential = n, nil
 	return nil
 }
 
-// SetMinPairs, SetMaxPairs and SetMaxTime make the design sequential (from the profile's
-// budget, or from 6 to 30 pairs with no time limit where the profile was fixed) and set its
-// first look, its last look or its wall-clock budget.
-func (p *Profile) SetMinPairs(n int) error {
-	p.sequential().MinPairs = n
+// MinPairs, MaxPairs and MaxTime make the design sequential (from the profile's budget, or
+// from 6 to 30 pairs with no time limit where the profile was fixed) and set its first look,
+// its last look or its wall-clock budget.
+func (set Setter) MinPairs(n int) error {
+	set.sequential().MinPairs = n
 	return nil
 }
 
-func (p *Profile) SetMaxPairs(n int) error {
-	p.sequential().MaxPairs = n
+func (set Setter) MaxPairs(n int) error {
+	set.sequential().MaxPairs = n
 	return nil
 }
 
-func (p *Profile) SetMaxTime(d Duration) error {
+func (set Setter) MaxTime(d Duration) error {
 	if d < 0 {
 		return setting.Errorf("{max_time} must not be negative (got %s)", d.D())
 	}
-	p.sequential().MaxTime = d
+	set.sequential().MaxTime = d
 	return nil
 }
 
 // sequential is the profile's sequential budget, made from the defaults when it was fixed.
-func (p *Profile) sequential() *Sequential {
-	if p.Sequential == nil {
-		p.Sequential = &Sequential{MinPairs: 6, MaxPairs: 30}
+func (set Setter) sequential() *Sequential {
+	if set.p.Sequential == nil {
+		set.p.Sequential = &Sequential{MinPairs: 6, MaxPairs: 30}
 	}
-	p.Pairs = 0
-	return p.Sequential
+	set.p.Pairs = 0
+	return set.p.Sequential
 }
 
-// SetRate makes every race an open loop at rate requests/s in all (replacing the profile's
+// Rate makes every race an open loop at rate requests/s in all (replacing the profile's
 // rate_fraction). 0 or below is an error, never a silent closed loop.
-func (p *Profile) SetRate(rate float64) error {
+func (set Setter) Rate(rate float64) error {
 	if !(rate > 0) {
 		return setting.Errorf("{rate} must be above 0 requests/s (got %g); leave it out for a closed loop", rate)
 	}
-	p.Rate, p.RateFraction = rate, 0
+	set.p.Rate, set.p.RateFraction = rate, 0
 	return nil
 }
 
-// SetRateFraction makes every race an open loop at this fraction, in (0, 1], of the lower of
+// RateFraction makes every race an open loop at this fraction, in (0, 1], of the lower of
 // the two sides' closed-loop maxima (replacing the profile's rate).
-func (p *Profile) SetRateFraction(f float64) error {
+func (set Setter) RateFraction(f float64) error {
 	if !(f > 0 && f <= 1) {
 		return setting.Errorf("{rate_fraction} must be in (0, 1] (got %g): a share of the closed-loop maximum", f)
 	}
-	p.Rate, p.RateFraction = 0, f
+	set.p.Rate, set.p.RateFraction = 0, f
 	return nil
 }
 
-// SetThreshold sets one gate threshold: a bare number is min_median_delta_pct; otherwise
+// Threshold sets one gate threshold: a bare number is min_median_delta_pct; otherwise
 // name=value for min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct, max_errors,
 // counter.<name> (growth over a baseline) or counter_delta.<name> (A against B).
-func (p *Profile) SetThreshold(s string) error {
+func (set Setter) Threshold(s string) error {
 	name, val, ok := strings.Cut(s, "=")
 	if !ok {
 		name, val = "min_median_delta_pct", s
@@ -102,26 +107,26 @@ func (p *Profile) SetThreshold(s string) error {
 	}
 	switch {
 	case name == "min_median_delta_pct" || name == "min_median_delta":
-		p.Thresholds.MinMedianDeltaPct = f
+		set.p.Thresholds.MinMedianDeltaPct = f
 	case name == "max_p99_delta_pct" || name == "max_p99_delta":
-		p.Thresholds.MaxP99DeltaPct = f
+		set.p.Thresholds.MaxP99DeltaPct = f
 	case name == "max_p50_delta_pct" || name == "max_p50_delta":
-		p.Thresholds.MaxP50DeltaPct = f
+		set.p.Thresholds.MaxP50DeltaPct = f
 	case strings.HasPrefix(name, "counter_delta."):
-		return setCounterLimit(&p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
+		return setCounterLimit(&set.p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
 	case name == "max_errors":
 		if f < 0 || f != float64(int64(f)) {
 			return setting.Errorf("{thresholds} %q: max_errors must be a whole number ≥ 0", s)
 		}
-		p.Thresholds.MaxErrors = int64(f)
+		set.p.Thresholds.MaxErrors = int64(f)
 	case strings.HasPrefix(name, "counter."):
-		return setCounterLimit(&p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
+		return setCounterLimit(&set.p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
 	case name == "syscall_max_delta_pct":
-		p.Thresholds.SyscallMaxDeltaPct = &f
+		set.p.Thresholds.SyscallMaxDeltaPct = &f
 	case name == "syscall_max_growth_pct":
-		p.Thresholds.SyscallMaxGrowthPct = &f
+		set.p.Thresholds.SyscallMaxGrowthPct = &f
 	case name == "live_syscall_max_delta_pct":
-		p.Thresholds.LiveSyscallMaxDeltaPct = &f
+		set.p.Thresholds.LiveSyscallMaxDeltaPct = &f
 	default:
 		return setting.Errorf("{thresholds} %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls, A vs B and vs a baseline), live_syscall_max_delta_pct (system calls under the live load, A vs B))", s, name)
 	}
@@ -141,9 +146,9 @@ func setCounterLimit(m *map[string]float64, arg, c string, limit float64) error 
 	return nil
 }
 
-// SetSample adds the sample counters mode to the profile's (on), or takes it out.
-func (p *Profile) SetSample(on bool) error {
-	modes, err := ParseCounters(p.Counters)
+// Sample adds the sample counters mode to the profile's (on), or takes it out.
+func (set Setter) Sample(on bool) error {
+	modes, err := ParseCounters(set.p.Counters)
 	if err != nil {
 		return err
 	}
@@ -154,6 +159,6 @@ func (p *Profile) SetSample(on bool) error {
 			keep = append(keep, m)
 		}
 	}
-	p.Counters = strings.Join(keep, ",")
+	set.p.Counters = strings.Join(keep, ",")
 	return nil
 }

@@ -106,9 +106,14 @@ func field[T any](pf *profileFlags, fs *pflag.FlagSet, name, typ, usage string, 
 	}}, name, usage)
 }
 
-// setter registers a flag that a profile setter applies.
-func setter[T any](pf *profileFlags, fs *pflag.FlagSet, name, typ, usage string, parse func(string) (T, error), apply func(*profile.Profile, T) error) {
-	fs.Var(&override[T]{pf: pf, typ: typ, parse: parse, apply: apply}, name, usage)
+// setter registers a flag that a profile setter (a profile.Setter method) applies.
+func setter[T any](pf *profileFlags, fs *pflag.FlagSet, name, typ, usage string, parse func(string) (T, error), apply func(profile.Setter, T) error) {
+	fs.Var(&override[T]{pf: pf, typ: typ, parse: parse, apply: viaSetter(apply)}, name, usage)
+}
+
+// viaSetter applies a profile.Setter method to a profile.
+func viaSetter[T any](apply func(profile.Setter, T) error) func(*profile.Profile, T) error {
+	return func(p *profile.Profile, v T) error { return apply(p.Set(), v) }
 }
 
 func parseInt(s string) (int, error)       { return strconv.Atoi(s) }
@@ -127,19 +132,19 @@ func addProfileFlags(fs *pflag.FlagSet, defProfile string, matrix bool) *profile
 	if matrix {
 		field(pf, fs, "rounds", "int", "rounds; each round runs every target once in a shuffled order (default from the profile)", parseInt, func(p *profile.Profile) *int { return &p.Rounds })
 	} else {
-		setter(pf, fs, "pairs", "int", "a fixed design of this many AB/BA pairs (rounded up to even), whatever the profile plans", parseInt, (*profile.Profile).SetPairs)
-		setter(pf, fs, "min-pairs", "int", "sequential design: the first look, in pairs (default from the profile, else 6)", parseInt, (*profile.Profile).SetMinPairs)
-		setter(pf, fs, "max-pairs", "int", "sequential design: the last look; pairs run until every check is decided or this many (default from the profile, else 30)", parseInt, (*profile.Profile).SetMaxPairs)
-		setter(pf, fs, "max-time", "duration", "sequential design: wall-clock budget of the whole session, e.g. 5m (default from the profile; 0 = none)", parseDuration, (*profile.Profile).SetMaxTime)
+		setter(pf, fs, "pairs", "int", "a fixed design of this many AB/BA pairs (rounded up to even), whatever the profile plans", parseInt, profile.Setter.Pairs)
+		setter(pf, fs, "min-pairs", "int", "sequential design: the first look, in pairs (default from the profile, else 6)", parseInt, profile.Setter.MinPairs)
+		setter(pf, fs, "max-pairs", "int", "sequential design: the last look; pairs run until every check is decided or this many (default from the profile, else 30)", parseInt, profile.Setter.MaxPairs)
+		setter(pf, fs, "max-time", "duration", "sequential design: wall-clock budget of the whole session, e.g. 5m (default from the profile; 0 = none)", parseDuration, profile.Setter.MaxTime)
 		field(pf, fs, "windows", "int", "measured windows per run: 1 = a fresh process per run; more = both servers of a pair live, windows interleaved A B B A (default from the profile; a scenario that writes to the database, create-order, takes 1)", parseInt, func(p *profile.Profile) *int { return &p.Windows })
 	}
 	pf.addMethodFlags(fs)
 	field(pf, fs, "connections", "int", "client connections", parseInt, func(p *profile.Profile) *int { return &p.Connections })
 	field(pf, fs, "pipelining", "int", "requests in flight per connection", parseInt, func(p *profile.Profile) *int { return &p.Pipelining })
-	setter(pf, fs, "scenario", "string", "scenario(s), comma-separated: "+strings.Join(append(scenario.Names(), scenario.DBNames()...), ", ")+" (the database ones start PostgreSQL; replaces the profile's scenarios and extra races)", parseString, (*profile.Profile).SetScenarios)
-	setter(pf, fs, "threshold", "stringArray", "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls per response), live_syscall_max_delta_pct (system calls per response under the live load, paired); repeatable", parseString, (*profile.Profile).SetThreshold)
+	setter(pf, fs, "scenario", "string", "scenario(s), comma-separated: "+strings.Join(append(scenario.Names(), scenario.DBNames()...), ", ")+" (the database ones start PostgreSQL; replaces the profile's scenarios and extra races)", parseString, profile.Setter.Scenarios)
+	setter(pf, fs, "threshold", "stringArray", "gate threshold: a number sets min_median_delta_pct (e.g. -3); or name=value for min_median_delta_pct, max_p99_delta_pct, max_errors, counter_delta.<name> (max % A over B, deterministic counts), counter.<name> (max % growth over a baseline), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls per response), live_syscall_max_delta_pct (system calls per response under the live load, paired); repeatable", parseString, profile.Setter.Threshold)
 	field(pf, fs, "counters", "string", `per-response counters: "perf", "cachegrind" (deterministic, gated A vs B), "syscalls" (the server's system calls in every window of the live load, compared pair by pair), several joined by commas ("perf,cachegrind"), or "none" (default from the profile)`, parseString, func(p *profile.Profile) *string { return &p.Counters })
-	fs.Var(&override[bool]{pf: pf, typ: "bool", parse: strconv.ParseBool, apply: (*profile.Profile).SetSample, last: true}, "sample",
+	fs.Var(&override[bool]{pf: pf, typ: "bool", parse: strconv.ParseBool, apply: viaSetter(profile.Setter.Sample), last: true}, "sample",
 		`also sample each server's threads during its windows with perf record -e cpu-clock -g (on the client's CPUs; no PMU needed): where its CPU time went per response, by function, user and kernel, by system call; adds "sample" to --counters, wherever --counters stands`)
 	fs.Lookup("sample").NoOptDefVal = "true"
 	field(pf, fs, "cachegrind-n", "int", "requests of the first cachegrind run per repetition; the second sends 2N (default from the profile)", parseInt, func(p *profile.Profile) *int { return &p.CachegrindN })

@@ -12,8 +12,8 @@ import (
 // addRateFlags registers race's open-loop flags on fs, written into the profile by pf, and
 // returns the lag tolerance's flag value.
 func addRateFlags(fs *pflag.FlagSet, pf *profileFlags) *time.Duration {
-	setter(pf, fs, "rate", "float", "open loop: offer both sides this many requests/s in all; the gate then judges p50 and p99 (default: the profile's, else a closed loop)", parseFloat, (*profile.Profile).SetRate)
-	setter(pf, fs, "rate-fraction", "float", "open loop: offer both sides this fraction, in (0, 1], of the lower of their closed-loop maxima (measured first, same pipelining)", parseFloat, (*profile.Profile).SetRateFraction)
+	setter(pf, fs, "rate", "float", "open loop: offer both sides this many requests/s in all; the gate then judges p50 and p99 (default: the profile's, else a closed loop)", parseFloat, profile.Setter.Rate)
+	setter(pf, fs, "rate-fraction", "float", "open loop: offer both sides this fraction, in (0, 1], of the lower of their closed-loop maxima (measured first, same pipelining)", parseFloat, profile.Setter.RateFraction)
 	return addLagFlag(fs)
 }
 

@@ -24,6 +24,7 @@ const (
 	maxCarry = maxHeaderBytes
 )
 
+//methods:many the epoll loop of one goroutine: its steps share the worker's private state on the per-response path
 type worker struct {
 	r     *runner
 	sa    unix.Sockaddr // the worker's own copy: unix.Connect writes into it
