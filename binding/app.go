@@ -76,7 +76,7 @@ type route struct {
 
 // App is a set of routes served by one or more native event loops.
 //
-//methods:many issue 37: split next
+//methods:many the binding's public API: a method per HTTP method to route, as uWS's App has
 type App struct {
 	c      *C.br_app
 	routes []route

@@ -52,7 +52,7 @@ const (
 // worker, the worker's wait for its database), not three (TestDetachedRequestSwitches in
 // harness/cmd/binding-server). The next step waits until such an answer is done.
 //
-//methods:many issue 37: split next
+//methods:many the Go side of one native event loop: its steps share the loop's private state on the per-request path, as engine.worker's do
 type loop struct {
 	app   *App
 	c     *C.br_loop

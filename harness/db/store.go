@@ -84,8 +84,6 @@ func (e *NotOwnedError) Is(target error) bool { return target == ErrNotOwned }
 
 // Store is the harness's data set on one server: a marked template seeded once, and a trial
 // database cloned from it by every Reset.
-//
-//methods:many issue 37: split next
 type Store struct {
 	Dataset Dataset
 	// Seeded is true when Open built the template, false when it reused a complete one of the
@@ -172,13 +170,14 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 }
 
 // URL is the trial database's URL, for the targets.
-func (s *Store) URL() string { return s.dbURL(s.opts.Database) }
+func (s *Store) URL() string { return dbURL(s.base, s.opts.Database) }
 
 // TemplateURL is the template's URL. Nothing may stay connected to it while Reset clones it.
-func (s *Store) TemplateURL() string { return s.dbURL(s.opts.Template) }
+func (s *Store) TemplateURL() string { return dbURL(s.base, s.opts.Template) }
 
-func (s *Store) dbURL(name string) string {
-	u := *s.base
+// dbURL is the URL of database name on the server of the admin URL base.
+func dbURL(base *url.URL, name string) string {
+	u := *base
 	u.Path = "/" + name
 	return u.String()
 }
@@ -239,16 +238,17 @@ func (s *Store) TemplateBytes(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func (s *Store) exists(ctx context.Context, name string) (bool, error) {
+// databaseExists says whether the server admin is connected to has database name.
+func databaseExists(ctx context.Context, admin *pgx.Conn, name string) (bool, error) {
 	var ok bool
-	err := s.admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&ok)
+	err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&ok)
 	return ok, err
 }
 
 // readMarker connects to database name and reads its marker; a database without one is a
 // *NotOwnedError.
 func (s *Store) readMarker(ctx context.Context, name string) (marker, error) {
-	conn, err := pgx.Connect(ctx, s.dbURL(name))
+	conn, err := pgx.Connect(ctx, dbURL(s.base, name))
 	if err != nil {
 		return marker{}, fmt.Errorf("checking the ownership marker of %q: %w", name, err)
 	}
@@ -287,7 +287,7 @@ func (s *Store) readMarker(ctx context.Context, name string) (marker, error) {
 // claimable is nil when the harness may drop database name: it does not exist, carries the
 // marker, or is empty (nothing in it to lose); else a *NotOwnedError.
 func (s *Store) claimable(ctx context.Context, name string) error {
-	ok, err := s.exists(ctx, name)
+	ok, err := databaseExists(ctx, s.admin, name)
 	if err != nil || !ok {
 		return err
 	}
@@ -306,7 +306,7 @@ func (s *Store) claimable(ctx context.Context, name string) error {
 // empty reports whether database name holds no relation (table, view, sequence, ...) and no
 // function outside PostgreSQL's own schemas.
 func (s *Store) empty(ctx context.Context, name string) (bool, error) {
-	conn, err := pgx.Connect(ctx, s.dbURL(name))
+	conn, err := pgx.Connect(ctx, dbURL(s.base, name))
 	if err != nil {
 		return false, fmt.Errorf("checking whether %q is empty: %w", name, err)
 	}
@@ -321,7 +321,7 @@ func (s *Store) empty(ctx context.Context, name string) (bool, error) {
 
 // dropOwned drops database name if it exists and is the harness's to drop (claimable).
 func (s *Store) dropOwned(ctx context.Context, name string) error {
-	ok, err := s.exists(ctx, name)
+	ok, err := databaseExists(ctx, s.admin, name)
 	if err != nil || !ok {
 		return err
 	}
@@ -337,7 +337,7 @@ func (s *Store) dropOwned(ctx context.Context, name string) error {
 // ensureTemplate reuses a complete, matching template or builds one.
 func (s *Store) ensureTemplate(ctx context.Context) error {
 	name := s.opts.Template
-	ok, err := s.exists(ctx, name)
+	ok, err := databaseExists(ctx, s.admin, name)
 	if err != nil {
 		return err
 	}
@@ -352,7 +352,7 @@ func (s *Store) ensureTemplate(ctx context.Context) error {
 		if m.complete && m.seed == s.Dataset.Seed && m.scale == s.Dataset.Scale && m.schemaVersion == SchemaVersion {
 			return nil
 		}
-		s.progress("db: template %s is incomplete or of another data set (seed %d, scale %v, schema %d): rebuilding", name, m.seed, m.scale, m.schemaVersion)
+		progressf(s.opts.Progress, "db: template %s is incomplete or of another data set (seed %d, scale %v, schema %d): rebuilding", name, m.seed, m.scale, m.schemaVersion)
 		if _, err := s.admin.Exec(ctx, "DROP DATABASE "+ident(name)+" WITH (FORCE)"); err != nil {
 			return fmt.Errorf("dropping %s: %w", name, err)
 		}
@@ -365,7 +365,7 @@ func (s *Store) ensureTemplate(ctx context.Context) error {
 		return fmt.Errorf("seeding %s: %w", name, err)
 	}
 	s.Seeded, s.SeedTime = true, time.Since(start)
-	s.progress("db: template %s seeded in %s", name, s.SeedTime.Round(time.Millisecond))
+	progressf(s.opts.Progress, "db: template %s seeded in %s", name, s.SeedTime.Round(time.Millisecond))
 	return nil
 }
 
@@ -390,7 +390,7 @@ func (s *Store) dropAfterFailure(name string) {
 func (s *Store) seed(ctx context.Context) (created bool, err error) {
 	d := s.Dataset
 	name := s.opts.Template
-	s.progress("db: seeding %s: %d users, %d orders, %d items (seed %d, scale %v)", name, d.Users, d.Orders, d.Items, d.Seed, d.Scale)
+	progressf(s.opts.Progress, "db: seeding %s: %d users, %d orders, %d items (seed %d, scale %v)", name, d.Users, d.Orders, d.Items, d.Seed, d.Scale)
 	_, err = s.admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
 	if err != nil {
 		return false, err
@@ -402,7 +402,7 @@ func (s *Store) seed(ctx context.Context) (created bool, err error) {
 func (s *Store) fill(ctx context.Context) error {
 	d := s.Dataset
 	name := s.opts.Template
-	conn, err := pgx.Connect(ctx, s.dbURL(name))
+	conn, err := pgx.Connect(ctx, dbURL(s.base, name))
 	if err != nil {
 		return err
 	}
@@ -416,10 +416,10 @@ func (s *Store) fill(ctx context.Context) error {
 	}
 
 	step := time.Now()
-	if err := load(ctx, s.dbURL(name), d); err != nil {
+	if err := load(ctx, dbURL(s.base, name), d); err != nil {
 		return err
 	}
-	s.progress("db: loaded in %s", time.Since(step).Round(time.Millisecond))
+	progressf(s.opts.Progress, "db: loaded in %s", time.Since(step).Round(time.Millisecond))
 
 	step = time.Now()
 	// Session settings of the seeding connection only; the server's configuration is stock.
@@ -436,7 +436,7 @@ func (s *Store) fill(ctx context.Context) error {
 		setval(pg_get_serial_sequence('order_items', 'id'), $3)`, d.Users, d.Orders, d.Items); err != nil {
 		return err
 	}
-	s.progress("db: indexes and foreign keys in %s", time.Since(step).Round(time.Millisecond))
+	progressf(s.opts.Progress, "db: indexes and foreign keys in %s", time.Since(step).Round(time.Millisecond))
 
 	// Freeze and analyse once here, so every clone starts with statistics, hint bits and a
 	// visibility map already set instead of paying for them during its first trial.
@@ -444,14 +444,15 @@ func (s *Store) fill(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "VACUUM (FREEZE, ANALYZE)"); err != nil {
 		return err
 	}
-	s.progress("db: vacuum and analyze in %s", time.Since(step).Round(time.Millisecond))
+	progressf(s.opts.Progress, "db: vacuum and analyze in %s", time.Since(step).Round(time.Millisecond))
 	_, err = conn.Exec(ctx, "UPDATE bindrace_owner SET complete = true")
 	return err
 }
 
-func (s *Store) progress(format string, args ...any) {
-	if s.opts.Progress != nil {
-		fmt.Fprintf(s.opts.Progress, format+"\n", args...)
+// progressf writes a line of the template's progress to w (nil: nowhere).
+func progressf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
 	}
 }
 

@@ -185,7 +185,7 @@ func TestUnmarkedDatabaseIsLeftUntouched(t *testing.T) {
 		}
 	}
 	fill := func(name, sql string) {
-		conn, err := pgx.Connect(ctx, s.dbURL(name))
+		conn, err := pgx.Connect(ctx, dbURL(s.base, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func TestUnmarkedDatabaseIsLeftUntouched(t *testing.T) {
 
 	untouched := func(name string) {
 		t.Helper()
-		conn, err := pgx.Connect(ctx, s.dbURL(name))
+		conn, err := pgx.Connect(ctx, dbURL(s.base, name))
 		if err != nil {
 			t.Fatalf("%s is gone: %v", name, err)
 		}

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/counters"
+	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
 )
@@ -20,7 +22,16 @@ import (
 // counted under cachegrind, where every byte copied is simulated: N of them would take hours.
 const countableBodyLimit = 1 << 20
 
-// countInto measures both sides' deterministic counts per response for race r (cachegrind,
+// countStep is a race's counts step, before any pair: both sides' deterministic counts on the
+// session's rig, and whether one of their checks FAILed.
+type countStep struct {
+	p      *profile.Profile
+	rig    *measure.Rig
+	ev     measure.Events
+	design *session.Design
+}
+
+// cachegrind measures both sides' deterministic counts per response for race r (cachegrind,
 // the N-then-2N slope, the side counted first alternating: countOrder, Counter.Cachegrind) until
 // each side's instruction counts settle — two repetitions within the measurement's resolution,
 // or a third, at most Reps — and stores their medians, every repetition and the shape in s. A
@@ -28,8 +39,8 @@ const countableBodyLimit = 1 << 20
 // instruction check says INCONCLUSIVE and why; only an interrupt is returned (it makes the
 // session incomplete). A server that died under valgrind leaves valgrind's log in the session
 // directory sdir.
-func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r profile.Race, sdir string) error {
-	p, rig, ev, sc := rs.o.Profile, rs.st.rig, rs.o.Events, rs.byName[r.Scenario]
+func (cs countStep) cachegrind(ctx context.Context, s *session.Summary, r profile.Race, sc scenario.Scenario, sdir string) error {
+	p, rig, ev := cs.p, cs.rig, cs.ev
 	s.CountersMode = profile.CountersCachegrind
 	s.CounterShape = &session.CounterShape{N: p.CachegrindN, Reps: p.CachegrindReps, Connections: 1, Pipelining: r.Pipelining}
 	unsupported := func(why string) error {
@@ -37,7 +48,7 @@ func (rs *raceSession) countInto(ctx context.Context, s *session.Summary, r prof
 			s.CountersUnsupported = map[string]string{}
 		}
 		s.CountersUnsupported[profile.CountersCachegrind] = why
-		rig.MarkUnsupported(profile.CountersCachegrind, why)
+		rig.Unsupported().Mark(profile.CountersCachegrind, why)
 		ev.Warnf("no deterministic counts for %s: %s", sc.Name, why)
 		return nil
 	}
@@ -135,10 +146,30 @@ func keepDeathLog(err error, sdir, target string) string {
 	return strings.Replace(err.Error(), "valgrind's log: "+died.Log, "valgrind's log: "+kept, 1)
 }
 
-// keepCounts copies into s what the counts step measured into counted (countInto).
+// keepCounts copies into s what the counts step measured into counted.
 func keepCounts(s, counted *session.Summary) {
 	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
 	s.CounterResolution = counted.CounterResolution
 	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
 	s.CountedCPU = counted.CountedCPU
+}
+
+// failed names the counts check (instructions, paced system calls) that FAILed in s,
+// the counts step's summary, or is "" when none did: such a FAIL decides the race before any
+// pair.
+func (cs countStep) failed(s *session.Summary) string {
+	if s.Counters == nil && s.Syscalls == nil {
+		return ""
+	}
+	c := *s
+	c.Thresholds = cs.p.GateThresholds()
+	c.Design = cs.design
+	gate.Apply(&c, nil)
+	var failed []string
+	for _, ch := range c.Checks {
+		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; (counted || ch.Metric == gate.SyscallMetric) && ch.Verdict == session.Fail {
+			failed = append(failed, ch.Metric)
+		}
+	}
+	return strings.Join(failed, " and ")
 }

@@ -44,8 +44,6 @@ type RaceResult struct {
 }
 
 // raceSession is one race session once it is set up: what every sub-race shares.
-//
-//methods:many issue 37: split next
 type raceSession struct {
 	o        RaceOptions
 	pl       measure.Plan
@@ -287,18 +285,19 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profile.Race, prefix, sdir string, ri int) {
 	rate, raw, cut := rs.raceRate(ctx, r, prefix)
 	counted := &session.Summary{A: rs.o.A, B: rs.o.B}
+	cs := countStep{p: rs.o.Profile, rig: rs.st.rig, ev: rs.o.Events, design: rs.design}
 	switch {
 	case cut != nil || !rs.o.Profile.Has(profile.CountersCachegrind):
 	case r.Uncounted:
 		rs.o.Events.Notef("%snot counted: the profile leaves this race out of the counts step (count: false)", prefix)
 	default:
-		cut = rs.countInto(ctx, counted, r, sdir)
+		cut = cs.cachegrind(ctx, counted, r, rs.byName[r.Scenario], sdir)
 		if cut == nil {
-			cut = rs.syscallsInto(ctx, counted, r)
+			cut = cs.syscalls(ctx, counted, r, rs.byName[r.Scenario])
 		}
 	}
 	var pr pairsRun
-	failed := rs.countsFailed(counted)
+	failed := cs.failed(counted)
 	if cut == nil && failed == "" {
 		r.Rate = rate.RPS()
 		pr, cut = rs.measurePairs(ctx, r, counted, prefix, ri == 0, rs.share(ri))
@@ -317,26 +316,6 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 		rs.stopped = s.Incomplete
 	}
 	rs.keep(session.WriteJSON(filepath.Join(sdir, session.RawFile), session.Raw{Runs: raw}))
-}
-
-// countsFailed names the counts check (instructions, paced system calls) that FAILed in s,
-// the counts step's summary, or is "" when none did: such a FAIL decides the race before any
-// pair.
-func (rs *raceSession) countsFailed(s *session.Summary) string {
-	if s.Counters == nil && s.Syscalls == nil {
-		return ""
-	}
-	c := *s
-	c.Thresholds = rs.o.Profile.GateThresholds()
-	c.Design = rs.design
-	gate.Apply(&c, nil)
-	var failed []string
-	for _, ch := range c.Checks {
-		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; (counted || ch.Metric == gate.SyscallMetric) && ch.Verdict == session.Fail {
-			failed = append(failed, ch.Metric)
-		}
-	}
-	return strings.Join(failed, " and ")
 }
 
 // share is when race ri must stop starting pairs: an equal share of what is left of the
@@ -388,7 +367,7 @@ func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
 	if s.CountersMode == "" && pl.Perf {
 		s.CountersMode = profile.CountersPerf
 	}
-	s.CountersUnsupported = rs.st.rig.Unsupported()
+	s.CountersUnsupported = rs.st.rig.Unsupported().Sorted()
 	if d := rs.st.rig.Database(); d != nil && rs.byName[r.Scenario].Database != "" {
 		info := d.Info()
 		s.Database = &info

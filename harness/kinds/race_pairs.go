@@ -23,7 +23,7 @@ type pairsRun struct {
 }
 
 // pairLoop measures one race's pairs under the session's design: the loop, its looks and their
-// progress notes. counts holds what countInto decided before the pairs.
+// progress notes. counts holds what the counts step (countStep) decided before the pairs.
 type pairLoop struct {
 	rs      *raceSession
 	r       profile.Race
@@ -37,7 +37,7 @@ type pairLoop struct {
 // a fixed design after its pairs; a sequential one at the first look (an even pair count from
 // min_pairs on) where every check is decided or one FAILed (gate.Settled), at its last look, or
 // before a pair of pairs the race's share of the session's time cannot hold. Counts decided
-// before the pairs (s, from countInto) are gated with them at every look. On an interrupt or
+// before the pairs (s, from the counts step) are gated with them at every look. On an interrupt or
 // a dead or broken target it stops and returns what it has, a half-measured pair included (its
 // missing run carrying the error).
 func (rs *raceSession) measurePairs(ctx context.Context, r profile.Race, s *session.Summary, prefix string, first bool, until time.Time) (pairsRun, error) {
@@ -151,7 +151,7 @@ func (pl *pairLoop) measurePair(ctx context.Context, i int) (session.Pair, []ses
 	if order == "BA" {
 		names = [2]string{rs.o.B, rs.o.A}
 	}
-	label := fmt.Sprintf("%spair %d/%s %s", pl.prefix, i+1, rs.pairsText(), order)
+	label := fmt.Sprintf("%spair %d/%s %s", pl.prefix, i+1, pairsText(rs.design), order)
 	if iv := lastInterval(pl.out.last); iv != "" {
 		label += " (" + iv + ")"
 	}
@@ -160,7 +160,7 @@ func (pl *pairLoop) measurePair(ctx context.Context, i int) (session.Pair, []ses
 		seq[slot] = measure.Spec{Target: name, Scenario: rs.byName[r.Scenario], Connections: r.Connections, Pipelining: r.Pipelining,
 			Rate: r.Rate, Slot: slot, Label: label + " " + name}
 	}
-	runs, err := rs.st.rig.Pair(ctx, seq, rs.rounds())
+	runs, err := rs.st.rig.Pair(ctx, seq, setAsideSpoiled(rs.o.Profile.StealLimitPct, rs.pl.Windows))
 	p := session.Pair{Index: i, Order: order}
 	var raw []session.Run
 	for slot, run := range runs {
@@ -181,11 +181,11 @@ func (pl *pairLoop) measurePair(ctx context.Context, i int) (session.Pair, []ses
 
 // pairsText is the pair count a progress label shows: "12" in a fixed design, "≤30" in a
 // sequential one.
-func (rs *raceSession) pairsText() string {
-	if rs.design.Kind == session.DesignSequential {
-		return fmt.Sprintf("≤%d", rs.design.MaxPairs)
+func pairsText(d *session.Design) string {
+	if d.Kind == session.DesignSequential {
+		return fmt.Sprintf("≤%d", d.MaxPairs)
 	}
-	return fmt.Sprint(rs.design.MaxPairs)
+	return fmt.Sprint(d.MaxPairs)
 }
 
 // lastInterval is the last look's throughput interval for the progress line ("rps [+2.1%,
@@ -202,14 +202,14 @@ func lastInterval(s *session.Summary) string {
 	return ""
 }
 
-// rounds is the pair hook that sets aside the rounds the hypervisor spoiled (stats.Spoiled over
-// the partner windows' steal), measured again up to the plan's windows per pair.
-func (rs *raceSession) rounds() measure.PairOptions {
-	limit := rs.o.Profile.StealLimitPct
+// setAsideSpoiled is the pair hook that sets aside the rounds the hypervisor spoiled
+// (stats.Spoiled over the partner windows' steal beyond limit), measured again up to windows
+// more per pair.
+func setAsideSpoiled(limit float64, windows int) measure.PairOptions {
 	if limit < 0 {
 		return measure.PairOptions{}
 	}
-	return measure.PairOptions{MaxExtraRounds: max(rs.pl.Windows, 1), AfterRound: func(r measure.Round) string {
+	return measure.PairOptions{MaxExtraRounds: max(windows, 1), AfterRound: func(r measure.Round) string {
 		a, b := r.Windows[0].Machine, r.Windows[1].Machine
 		if a == nil || b == nil || !stats.Spoiled(a.StealPct, b.StealPct, limit) {
 			return ""

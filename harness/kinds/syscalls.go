@@ -9,21 +9,22 @@ import (
 	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/measure"
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/stats"
 )
 
-// syscallsInto counts both sides' system calls per response for race r under the paced client,
+// syscalls counts both sides' system calls per response for race r under the paced client,
 // when the profile gates them (a syscall limit): fresh servers, sides alternating, the profile's
 // cachegrind_reps per side, each counting counters.DefaultN requests; the medians go in s. A
 // machine whose tracepoints are not permitted leaves the reason, so the checks say INCONCLUSIVE
 // and why; only an interrupt is returned.
-func (rs *raceSession) syscallsInto(ctx context.Context, s *session.Summary, r profile.Race) error {
-	th := rs.o.Profile.Thresholds
+func (cs countStep) syscalls(ctx context.Context, s *session.Summary, r profile.Race, sc scenario.Scenario) error {
+	th := cs.p.Thresholds
 	if th.SyscallMaxDeltaPct == nil && th.SyscallMaxGrowthPct == nil {
 		return nil
 	}
-	p, rig, ev, sc := rs.o.Profile, rs.st.rig, rs.o.Events, rs.byName[r.Scenario]
+	p, rig, ev := cs.p, cs.rig, cs.ev
 	sy := &session.SyscallCounts{Kernel: machine.KernelRelease(), N: counters.DefaultN, Pipelining: r.Pipelining, Reps: p.CachegrindReps,
 		PerResponse: map[string]map[string]float64{"a": {}, "b": {}}, Samples: map[string][]float64{}}
 	s.Syscalls = sy

@@ -29,7 +29,7 @@ type live struct {
 }
 
 // launch starts spec's server and verifies its scenario; run gets the times that took. The
-// caller readies the run first (prepare). A live server comes back even with an error, for the
+// caller readies the run first (backend.prepare). A live server comes back even with an error, for the
 // caller to stop.
 func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
 	r.events.status(spec, "starting", 0, 0)
@@ -63,14 +63,6 @@ func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
 		}
 	}
 	return lv, nil
-}
-
-// prepare readies spec's run before its server starts (a database scenario's reset); run gets
-// the time that took.
-func (r *Rig) prepare(ctx context.Context, spec Spec, run *Run) error {
-	var err error
-	run.Prepared, err = r.backend.prepare(ctx, spec)
-	return err
 }
 
 // stop ends lv's context and stops its server; attachments not yet detached stop unread.

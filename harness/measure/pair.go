@@ -125,7 +125,7 @@ func (p pair) interleaved(ctx context.Context) (runs [2]Run, err error) {
 	}
 	// One reset before both servers start: they share the copy, which only a scenario that
 	// writes could not (it runs one server at a time: kinds.checkDB).
-	if err = r.prepare(ctx, seq[0], &runs[0]); err != nil {
+	if runs[0].Prepared, err = r.backend.prepare(ctx, seq[0]); err != nil {
 		return runs, err
 	}
 	for i := range seq {

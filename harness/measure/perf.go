@@ -21,12 +21,12 @@ type Perf struct {
 
 // perfProbe counts the server's threads with perf_event (perf-utils) during each window; what
 // this machine cannot count goes to unsupported, with the reason.
-type perfProbe struct{ unsupported *unsupported }
+type perfProbe struct{ unsupported *Unsupported }
 
 // syscallProbe counts the system calls and context switches of the server's threads during each
 // window (one tracepoint and one software event per thread: no PMU needed); the race compares
 // them per response pair by pair (stats.MetricSyscalls).
-type syscallProbe struct{ unsupported *unsupported }
+type syscallProbe struct{ unsupported *Unsupported }
 
 // perfReading is a perf_event session over one window, stored in the window by put.
 type perfReading struct {
@@ -60,11 +60,11 @@ func (pp perfProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 	sum, err := sumPerf(kept, func(w Window) *Perf { return w.Perf })
 	switch {
 	case err != nil:
-		pp.unsupported.mark(profile.CountersPerf, err.Error())
+		pp.unsupported.Mark(profile.CountersPerf, err.Error())
 	case sum.Values != nil:
 		rec.Counters = counters.PerResponse(sum, rec.Responses)
 		for k, why := range sum.Unsupported {
-			pp.unsupported.mark(k, why)
+			pp.unsupported.Mark(k, why)
 		}
 	}
 }
@@ -74,11 +74,11 @@ func (pp perfProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 func (sp syscallProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 	sum, err := sumPerf(kept, func(w Window) *Perf { return w.Syscalls })
 	if err != nil {
-		sp.unsupported.mark(counters.Syscalls, err.Error())
+		sp.unsupported.Mark(counters.Syscalls, err.Error())
 		return
 	}
 	if why, ok := sum.Unsupported[counters.Syscalls]; ok {
-		sp.unsupported.mark(counters.Syscalls, why)
+		sp.unsupported.Mark(counters.Syscalls, why)
 		return
 	}
 	if n, ok := sum.Values[counters.Syscalls]; ok && rec.Responses > 0 {
@@ -117,12 +117,14 @@ func sumPerf(kept []Window, pick func(Window) *Perf) (counters.Totals, error) {
 
 // unsupported are the counters a session could not read, with the reason: what the summary's
 // counters_unsupported says.
-type unsupported struct {
+// Unsupported are the counters (and counters modes) a session could not read, each with why.
+// Probes mark them as they fail; the session's summary records them.
+type Unsupported struct {
 	mu sync.Mutex
 	m  map[string]string
 }
 
-func (u *unsupported) mark(name, why string) {
+func (u *Unsupported) Mark(name, why string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.m == nil {
@@ -132,7 +134,7 @@ func (u *unsupported) mark(name, why string) {
 }
 
 // sorted is a copy (nil when empty), its keys inserted in order.
-func (u *unsupported) sorted() map[string]string {
+func (u *Unsupported) Sorted() map[string]string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if len(u.m) == 0 {

@@ -30,8 +30,6 @@ type Config struct {
 
 // Rig measures the runs of one session: it holds the targets resolved, the servers it started
 // and not yet stopped, the session's backend (its database, if it has one) and its probes.
-//
-//methods:many issue 37: split next
 type Rig struct {
 	plan        Plan
 	events      Events
@@ -44,7 +42,7 @@ type Rig struct {
 	backend     backend
 	db          *Database
 	generator   bool
-	unsupported *unsupported
+	unsupported *Unsupported
 	rec         *recorder
 }
 
@@ -53,7 +51,7 @@ func NewRig(cfg Config) (*Rig, error) {
 	r := &Rig{plan: cfg.Plan, events: cfg.Events, fleet: cfg.Fleet, serverLog: cfg.ServerLog, backend: plain{},
 		servers: &servers{fleet: cfg.Fleet, serverLog: cfg.ServerLog, events: cfg.Events, living: map[Server]bool{}},
 		targets: map[string]*targets.Target{}, artefact: map[string]int64{}, sides: map[string]session.Side{},
-		generator: cfg.GeneratorCPU, unsupported: &unsupported{}}
+		generator: cfg.GeneratorCPU, unsupported: &Unsupported{}}
 	r.rec = &recorder{plan: r.plan, targets: r.targets, artefact: r.artefact, events: r.events, probes: r.probes}
 	for _, n := range cfg.Targets {
 		if _, ok := r.targets[n]; ok {
@@ -86,11 +84,8 @@ func (r *Rig) Target(name string) *targets.Target { return r.targets[name] }
 // Side is what preflight learnt of a target, as a race's summary records it.
 func (r *Rig) Side(name string) session.Side { return r.sides[name] }
 
-// Unsupported are the counters the session could not read, with the reason (nil: none).
-func (r *Rig) Unsupported() map[string]string { return r.unsupported.sorted() }
-
-// MarkUnsupported records that counter (or a counters mode) could not be read, and why.
-func (r *Rig) MarkUnsupported(counter, why string) { r.unsupported.mark(counter, why) }
+// Unsupported are the counters the session could not read, with the reason.
+func (r *Rig) Unsupported() *Unsupported { return r.unsupported }
 
 // OpenDatabase opens the session's database when one of scs is a database scenario: runs of
 // database scenarios then start on a fresh clone and are sampled with PostgreSQL. Open it after
@@ -141,43 +136,35 @@ func (r *Rig) probes() []Probe {
 // is measured: a target that serves a wrong answer gets no number. It learns each target's build
 // and the threads it serves with (Side).
 func (r *Rig) Preflight(ctx context.Context, names []string, scs []scenario.Scenario) error {
-	for _, n := range names {
-		if err := r.verifyTarget(ctx, n, scs); err != nil {
+	for _, name := range names {
+		r.events.Notef("verifying %s (%s)", name, scenarioNames(scs))
+		t := r.targets[name]
+		build, err := t.Build()
+		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// verifyTarget is Preflight of one target.
-func (r *Rig) verifyTarget(ctx context.Context, name string, scs []scenario.Scenario) error {
-	r.events.Notef("verifying %s (%s)", name, scenarioNames(scs))
-	t := r.targets[name]
-	build, err := t.Build()
-	if err != nil {
-		return err
-	}
-	srv, err := r.servers.start(ctx, t, r.plan, Spec{Target: name}, r.backend.Env())
-	if err != nil {
-		return err
-	}
-	verr := r.backend.verify(ctx, name, srv.Addr(), scs)
-	side := session.Side{Target: name, CPUs: r.plan.CPUsServer, Build: build}
-	if inf, err := srv.Info(); err == nil {
-		side.Threads = inf.Threads
-	} else if t.TakesThreads() {
-		side.Threads = r.plan.ServerThreads() // a cmd: target given {threads}, without the info route
-	}
-	r.sides[name] = side
-	r.servers.stop(srv)
-	if rerr := r.backend.verified(ctx, scs); rerr != nil && verr == nil {
-		return rerr
-	}
-	if verr != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w during verification of %s", ErrInterrupted, name)
+		srv, err := r.servers.start(ctx, t, r.plan, Spec{Target: name}, r.backend.Env())
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("target %s failed verification: %w", name, verr)
+		verr := r.backend.verify(ctx, name, srv.Addr(), scs)
+		side := session.Side{Target: name, CPUs: r.plan.CPUsServer, Build: build}
+		if inf, err := srv.Info(); err == nil {
+			side.Threads = inf.Threads
+		} else if t.TakesThreads() {
+			side.Threads = r.plan.ServerThreads() // a cmd: target given {threads}, without the info route
+		}
+		r.sides[name] = side
+		r.servers.stop(srv)
+		if rerr := r.backend.verified(ctx, scs); rerr != nil && verr == nil {
+			return rerr
+		}
+		if verr != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w during verification of %s", ErrInterrupted, name)
+			}
+			return fmt.Errorf("target %s failed verification: %w", name, verr)
+		}
 	}
 	return nil
 }

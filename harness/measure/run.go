@@ -35,7 +35,7 @@ func (r *Rig) process(ctx context.Context, spec Spec, windows int, apart bool, o
 	if run.Busy, run.Steal, err = sampleMachine(ctx, r.plan, r.events, spec.Label); err != nil {
 		return run, err
 	}
-	if err = r.prepare(ctx, spec, &run); err != nil {
+	if run.Prepared, err = r.backend.prepare(ctx, spec); err != nil {
 		return run, err
 	}
 	lv, err := r.launch(ctx, spec, &run)

@@ -34,7 +34,7 @@ const (
 // process per server, so every window of the run is in its table, a set-aside one too: the
 // table is CPU time per response of the windows sampled.
 type sampleProbe struct {
-	unsupported *unsupported
+	unsupported *Unsupported
 	cpus        string // where perf runs
 }
 
@@ -49,7 +49,7 @@ func (p sampleProbe) attach(srv Server, _ Spec) attachment {
 func (p sampleProbe) Record(rec *session.Run, run *Run, _ []Window) {
 	switch {
 	case run.SampleErr != "":
-		p.unsupported.mark(profile.CountersSample, run.SampleErr)
+		p.unsupported.Mark(profile.CountersSample, run.SampleErr)
 	case run.Sample != nil:
 		rec.Sample = sampledOf(run.Sample)
 	}

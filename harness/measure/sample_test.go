@@ -40,7 +40,7 @@ func TestSampleAndSyscallProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := run.Record
-	if why := r.Unsupported(); len(why) > 0 {
+	if why := r.Unsupported().Sorted(); len(why) > 0 {
 		t.Fatalf("unsupported here: %v", why)
 	}
 	s := rec.Sample
@@ -64,7 +64,7 @@ func TestSampleProbeWithoutPerf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if why := r.Unsupported()[profile.CountersSample]; !strings.Contains(why, "perf not found") || run.Record.Sample != nil || run.Record.RPS <= 0 {
+	if why := r.Unsupported().Sorted()[profile.CountersSample]; !strings.Contains(why, "perf not found") || run.Record.Sample != nil || run.Record.RPS <= 0 {
 		t.Errorf("reason %q, sample %+v, rps %v", why, run.Record.Sample, run.Record.RPS)
 	}
 }

@@ -61,7 +61,7 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 			return nil, nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
 		}
 		argv = append(wrap, node, js)
-		env = append(env, "NODE_PATH="+t.modulesDir())
+		env = append(env, "NODE_PATH="+modulesDir(t.root))
 		if o.Threads > 0 {
 			env = append(env, "THREADS="+strconv.Itoa(o.Threads))
 		}

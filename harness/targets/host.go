@@ -26,11 +26,11 @@ func (t *Target) ForHost() (HostNeeds, error) {
 	case KindBinding, KindGo: // binding-server, or go-server for fasthttp and nethttp
 		return HostNeeds{Files: []HostFile{{Local: t.binary, Rel: filepath.Join("bin", filepath.Base(t.binary))}}}, nil
 	case KindNode:
-		rel, err := filepath.Rel(t.root, t.uwsDir())
+		rel, err := filepath.Rel(t.root, uwsDir(t.root))
 		if err != nil {
 			return HostNeeds{}, fmt.Errorf("target %s: %w", t.Name, err)
 		}
-		return HostNeeds{Files: []HostFile{{Local: t.uwsDir(), Rel: rel}}, NodeMajor: nodeMajor}, nil
+		return HostNeeds{Files: []HostFile{{Local: uwsDir(t.root), Rel: rel}}, NodeMajor: nodeMajor}, nil
 	}
 	return HostNeeds{}, fmt.Errorf("target %s cannot run on another host: its command is this machine's", t.Name)
 }

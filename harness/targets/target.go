@@ -29,8 +29,6 @@ const (
 )
 
 // Target is a resolved target name: what to run and where its files are.
-//
-//methods:many issue 37: split next
 type Target struct {
 	Name    string
 	Kind    Kind

@@ -30,9 +30,9 @@ func resolveUWS() (*Target, error) {
 		return nil, fmt.Errorf("target uws: %w", err)
 	}
 	t := &Target{Name: "uws", Kind: KindNode, root: root}
-	if _, err := os.Stat(filepath.Join(t.modulesDir(), upstreamPackage, "package.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(modulesDir(t.root), upstreamPackage, "package.json")); err != nil {
 		return nil, fmt.Errorf("target uws: %s is not installed in %s: run scripts/setup.sh (it runs npm ci there)",
-			upstreamPackage, t.modulesDir())
+			upstreamPackage, modulesDir(t.root))
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		return nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
@@ -40,9 +40,11 @@ func resolveUWS() (*Target, error) {
 	return t, nil
 }
 
-func (t *Target) uwsDir() string     { return filepath.Join(t.root, "harness", "targets", "uws") }
-func (t *Target) modulesDir() string { return filepath.Join(t.uwsDir(), "node_modules") }
-func (t *Target) bundlePath() string { return filepath.Join(t.root, "build", "uws", "server.js") }
+// The uws target's files, under the repository root: its TypeScript server and lock, the
+// upstream installed beside them, and the bundle esbuild makes of them.
+func uwsDir(root string) string     { return filepath.Join(root, "harness", "targets", "uws") }
+func modulesDir(root string) string { return filepath.Join(uwsDir(root), "node_modules") }
+func bundlePath(root string) string { return filepath.Join(root, "build", "uws", "server.js") }
 
 // bundleMu serialises esbuild runs in this process (parallel tests, matrix set-up).
 var bundleMu sync.Mutex
@@ -59,15 +61,15 @@ func (t *Target) bundle() (string, error) {
 	}
 	routesJSON, _ := json.Marshal(routes)
 	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	out := t.bundlePath()
+	out := bundlePath(t.root)
 	res := api.Build(api.BuildOptions{
-		EntryPoints:   []string{filepath.Join(t.uwsDir(), "server.ts")},
+		EntryPoints:   []string{filepath.Join(uwsDir(t.root), "server.ts")},
 		Outfile:       out,
 		Bundle:        true,
 		Platform:      api.PlatformNode,
 		Format:        api.FormatCommonJS,
 		Engines:       []api.Engine{{Name: api.EngineNode, Version: strconv.Itoa(nodeMajor)}},
-		AbsWorkingDir: t.uwsDir(),
+		AbsWorkingDir: uwsDir(t.root),
 		External:      []string{upstreamPackage, upstreamPackage + "/*"},
 		LogLevel:      api.LogLevelSilent,
 		Define: map[string]string{
@@ -119,7 +121,7 @@ func (t *Target) nodeVersions(v map[string]string) {
 	if out, err := exec.Command("node", "--version").Output(); err == nil {
 		v["node"] = strings.TrimSpace(string(out))
 	}
-	b, err := os.ReadFile(filepath.Join(t.modulesDir(), upstreamPackage, "package.json"))
+	b, err := os.ReadFile(filepath.Join(modulesDir(t.root), upstreamPackage, "package.json"))
 	if err == nil {
 		var pkg struct{ Version string }
 		if json.Unmarshal(b, &pkg) == nil {
