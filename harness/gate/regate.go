@@ -88,9 +88,6 @@ func regateOne(dir string, overrides []string, baseFile *session.Baseline, basel
 	if err != nil {
 		return nil, err
 	}
-	if s.Paired == nil {
-		s.Paired = map[string]session.Paired{}
-	}
 	stats.Redesign(s)
 	if len(overrides) > 0 {
 		p := profile.Default()

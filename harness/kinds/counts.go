@@ -146,14 +146,6 @@ func keepDeathLog(err error, sdir, target string) string {
 	return strings.Replace(err.Error(), "valgrind's log: "+died.Log, "valgrind's log: "+kept, 1)
 }
 
-// keepCounts copies into s what the counts step measured into counted.
-func keepCounts(s, counted *session.Summary) {
-	s.Counters, s.CounterSamples, s.CountersMode, s.CounterShape = counted.Counters, counted.CounterSamples, counted.CountersMode, counted.CounterShape
-	s.CounterResolution = counted.CounterResolution
-	s.CountersUnsupported, s.Breakdowns, s.Syscalls = counted.CountersUnsupported, counted.Breakdowns, counted.Syscalls
-	s.CountedCPU = counted.CountedCPU
-}
-
 // failed names the counts check (instructions, paced system calls) that FAILed in s,
 // the counts step's summary, or is "" when none did: such a FAIL decides the race before any
 // pair.

@@ -284,7 +284,7 @@ func (rs *raceSession) runOne(ctx context.Context, ri int, r profile.Race) (*ses
 // makes s incomplete and stops the later sub-races.
 func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profile.Race, prefix, sdir string, ri int) {
 	rate, raw, cut := rs.raceRate(ctx, r, prefix)
-	counted := &session.Summary{A: rs.o.A, B: rs.o.B}
+	counted := &session.Summary{Raced: session.Raced{A: rs.o.A, B: rs.o.B}}
 	cs := countStep{p: rs.o.Profile, rig: rs.st.rig, ev: rs.o.Events, design: rs.design}
 	switch {
 	case cut != nil || !rs.o.Profile.Has(profile.CountersCachegrind):
@@ -307,7 +307,7 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 		rs.o.Events.Notef("%spairs not measured: the %s check FAILed, which decides the race", prefix, failed)
 	}
 	*s = stats.Summarize(pr.pairs, rs.o.Profile.RaceThresholds(r), rs.design)
-	keepCounts(s, counted)
+	s.Counts = counted.Counts
 	s.Rate = rate.Record()
 	s.Stop = &pr.stop
 	s.SetAside = setAsideOf(pr.pairs, rs.o.Profile.StealLimitPct)

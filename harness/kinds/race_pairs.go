@@ -99,7 +99,7 @@ func isLook(d *session.Design, n int) bool {
 func (pl *pairLoop) look() *session.Summary {
 	o := pl.rs.o
 	l := stats.Summarize(pl.out.pairs, o.Profile.RaceThresholds(pl.r), pl.rs.design)
-	keepCounts(&l, pl.counts)
+	l.Counts = pl.counts.Counts
 	l.DecideOn, l.A, l.B = o.Profile.DecideOn, o.A, o.B
 	gate.Apply(&l, nil)
 	return &l

@@ -213,30 +213,35 @@ type Check struct {
 	PairsNeeded int    `json:"pairs_needed,omitempty"`
 }
 
-// Summary is summary.json of a race: the verdict and the figures it rests on. Each group of
-// fields has one writer, and the reports only render what is stored:
-//
-//   - stats.Summarize: schema_version, kind, ci_level, thresholds (as the race passes them), the
-//     statistics (median/min/max delta, ci_pct, ci_confidence, paired, wins, order_effect_pct,
-//     stats_a/b, runtime), each pair's delta_pct, perf counters (medians per side) and the
-//     warnings about the pairs themselves;
-//   - the race kind (harness/kinds: describe, counts.go): what was raced and how: a, b, b_version,
-//     scenario, unit, connections, pipelining, shape, side_a/b, unequal_threads,
-//     family_confidence, fallible_checks, decide_on, counters_mode, counters_unsupported,
-//     cachegrind counters, incomplete, started, finished and the session's own warnings;
-//   - gate.Apply: verdict, headline, reasons, checks, resolution and counter_delta_pct (the
-//     comparison its counters checks rest on); gate.Regate re-applies them with other
-//     thresholds or a baseline.
+// Summary is summary.json of a race: the verdict and the figures it rests on, as four records
+// each written by one package and read by the rest. They are embedded, so their fields sit side
+// by side in the file as they always have (the schema did not change with the split).
 type Summary struct {
-	SchemaVersion int      `json:"schema_version"`
-	Kind          string   `json:"kind"` // "race"
-	Verdict       string   `json:"verdict"`
-	Headline      string   `json:"headline"` // the one-line verdict printed at the end of a race
-	Reasons       []string `json:"reasons"`  // why the gate decided as it did, one line per check
-	Checks        []Check  `json:"checks"`
-	// Context holds figures read like checks (delta, interval) that gate nothing: their
-	// Verdict is Context and the verdict never counts them (gate.Apply).
-	Context []Check `json:"context,omitempty"`
+	Raced    // what was raced, how, when and what was noticed: the race kind (harness/kinds)
+	Figures  // what the pairs say: stats.Summarize
+	Counts   // the counts per response of both sides: the race kind's counts step
+	Decision // the verdict and the checks it rests on: gate.Apply
+}
+
+// RaceOf is a race's summary before its kind describes it and its gate decides: the pairs'
+// figures f, the design d and the limits th they were computed under, the sides and scenario
+// the pairs ran, what the pairs themselves warn of and, when the runs carried perf counters,
+// their medians as the race's counts.
+func RaceOf(f Figures, th Thresholds, d *Design) Summary {
+	s := Summary{Raced: Raced{SchemaVersion: SchemaVersion, Kind: "race", Thresholds: th, Design: d, Warnings: f.PairWarnings}, Figures: f}
+	if len(f.Pairs) > 0 {
+		s.A, s.B, s.Scenario = f.Pairs[0].A.Target, f.Pairs[0].B.Target, f.Pairs[0].A.Scenario
+	}
+	s.Counters = f.PerfCounters
+	return s
+}
+
+// Raced is what a race raced and how: the sides, the shape, the design and its limits, why it
+// stopped, and the session's warnings. The race kind writes it; gate.Regate writes a re-gated
+// copy's thresholds.
+type Raced struct {
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"` // "race"
 
 	A           string `json:"a"`
 	B           string `json:"b"`
@@ -248,50 +253,69 @@ type Summary struct {
 	Shape       Shape  `json:"shape"`
 	SideA       Side   `json:"side_a"`
 	SideB       Side   `json:"side_b"`
-	// UnequalThreads is set when the race ran with --allow-unequal-threads and the sides differ.
+	// UnequalThreads is set when the race ran with unequal threads allowed and the sides differ.
 	UnequalThreads bool `json:"unequal_threads,omitempty"`
 
-	// Statistics. CILevel is the level every interval was computed at: the profile's family
-	// confidence shared among the checks that can fail (stats.CheckLevel).
-	CILevel          float64           `json:"ci_level"`
-	Design           *Design           `json:"design,omitempty"`    // null before schema 3: one look after all pairs
-	Stop             *Stop             `json:"stop,omitempty"`      // why the pairs stopped
-	SetAside         *SetAside         `json:"set_aside,omitempty"` // rounds the hypervisor spoiled
-	FamilyConfidence float64           `json:"family_confidence"`
-	FallibleChecks   int               `json:"fallible_checks"` // statistical checks of the whole profile sharing the budget
-	DecideOn         string            `json:"decide_on"`       // "rps" or "rps_per_cpu_second"
-	MedianDeltaPct   float64           `json:"median_delta_pct"`
-	MinDeltaPct      float64           `json:"min_delta_pct"`
-	MaxDeltaPct      float64           `json:"max_delta_pct"`
-	CIPct            *[2]float64       `json:"ci_pct"`        // interval of median_delta_pct; null: too few pairs
-	CIConfidence     float64           `json:"ci_confidence"` // its real coverage
-	Paired           map[string]Paired `json:"paired"`        // rps, rps_per_cpu_second, p95_ms, p99_ms
-	Resolution       *Resolution       `json:"resolution"`    // what this race's spread can tell apart; null: too few pairs
-	Wins             int               `json:"wins"`          // pairs A won on throughput
-	OrderEffectPct   float64           `json:"order_effect_pct"`
-	StatsA           SideStats         `json:"stats_a"`
-	StatsB           SideStats         `json:"stats_b"`
+	Design           *Design   `json:"design,omitempty"`    // null before schema 3: one look after all pairs
+	Stop             *Stop     `json:"stop,omitempty"`      // why the pairs stopped
+	SetAside         *SetAside `json:"set_aside,omitempty"` // rounds the hypervisor spoiled
+	FamilyConfidence float64   `json:"family_confidence"`
+	FallibleChecks   int       `json:"fallible_checks"` // statistical checks of the whole profile sharing the budget
+	DecideOn         string    `json:"decide_on"`       // "rps" or "rps_per_cpu_second"
+	// Rate is set for an open-loop race: the rate both sides were offered. It fixes the
+	// throughput, so the gate judges latency (p50, p99) instead.
+	Rate *Rate `json:"rate,omitempty"`
+
+	Database   *DBInfo    `json:"database,omitempty"` // database scenarios: the data set and where it ran
+	Thresholds Thresholds `json:"thresholds"`
+	Warnings   []string   `json:"warnings,omitempty"`   // client-bound runs, busy machine, ...
+	Incomplete string     `json:"incomplete,omitempty"` // why the session stopped early
+	Started    time.Time  `json:"started"`
+	Finished   time.Time  `json:"finished"`
+}
+
+// Figures are the statistics of a race's pairs (stats.Summarize). CILevel is the level every
+// interval was computed at: the profile's family confidence shared among the checks that can
+// fail (stats.CheckLevel).
+type Figures struct {
+	CILevel        float64           `json:"ci_level"`
+	MedianDeltaPct float64           `json:"median_delta_pct"`
+	MinDeltaPct    float64           `json:"min_delta_pct"`
+	MaxDeltaPct    float64           `json:"max_delta_pct"`
+	CIPct          *[2]float64       `json:"ci_pct"`        // interval of median_delta_pct; null: too few pairs
+	CIConfidence   float64           `json:"ci_confidence"` // its real coverage
+	Paired         map[string]Paired `json:"paired"`        // rps, rps_per_cpu_second, p95_ms, p99_ms
+	Wins           int               `json:"wins"`          // pairs A won on throughput
+	OrderEffectPct float64           `json:"order_effect_pct"`
+	StatsA         SideStats         `json:"stats_a"`
+	StatsB         SideStats         `json:"stats_b"`
 	// Runtime is the table of throughput, tails and runtime the reports show, by metric
 	// (stats.RuntimeMetrics: rps, p50_ms, ..., artifact_bytes); absent from a sub-race that
 	// was not run.
 	Runtime map[string]Figure `json:"runtime,omitempty"`
 	Pairs   []Pair            `json:"pairs"`
-	// Rate is set for an open-loop race: the rate both sides were offered. It fixes the
-	// throughput, so the gate judges latency (p50, p99) instead.
-	Rate *Rate `json:"rate,omitempty"`
 	// MergedA and MergedB are each side's latency over all its requests (histograms merged), for
 	// reading beside the medians of runs; absent without histograms (wrk).
 	MergedA *Merged `json:"merged_a,omitempty"`
 	MergedB *Merged `json:"merged_b,omitempty"`
+	// Sampled is each side's ("a", "b") sampled CPU time of its median run by ns per response
+	// (races with sample counters).
+	Sampled map[string]*Sampled `json:"sampled,omitempty"`
+	// PerfCounters are the medians per side of the runs' perf counters (the race kind records
+	// them as its Counts when it counted in perf mode), and PairWarnings what the pairs
+	// themselves warn of (pairs left out, client-bound runs): the kind keeps them in Raced.
+	PerfCounters map[string]map[string]float64 `json:"-"`
+	PairWarnings []string                      `json:"-"`
+}
 
+// Counts are both sides' counts per response: cachegrind's or perf's, their resolution,
+// breakdowns and the paced system calls (the race kind's counts step).
+type Counts struct {
 	// Counters per response, by side ("a"/"b" -> name -> value) in CountersMode; for
 	// cachegrind the median of CounterSamples (one value per repetition).
-	Counters map[string]map[string]float64 `json:"counters"`
-	// CounterDeltaPct is A's count per response against B's, in percent, for each counter both
-	// sides measured (B above 0): what the counters checks and the reports compare.
-	CounterDeltaPct map[string]float64              `json:"counter_delta_pct,omitempty"`
-	CountersMode    string                          `json:"counters_mode,omitempty"`
-	CounterSamples  map[string]map[string][]float64 `json:"counter_samples,omitempty"`
+	Counters       map[string]map[string]float64   `json:"counters"`
+	CountersMode   string                          `json:"counters_mode,omitempty"`
+	CounterSamples map[string]map[string][]float64 `json:"counter_samples,omitempty"`
 	// CounterResolution is, by side and counter, the resolution of its count: how far another
 	// measurement of the same build may fall from it (the finest among the repetitions it
 	// settled on). The counters checks decide nothing within it.
@@ -302,21 +326,29 @@ type Summary struct {
 	// them); absent in sessions written before bindrace recorded it.
 	CountedCPU *CountedCPU `json:"counted_cpu,omitempty"`
 	// Breakdowns are each side's cachegrind instructions per response by function and by file
-	// ("a"/"b"), and Attribution the ranked deltas of every instruction check (gate.Apply).
-	Breakdowns  map[string]*Breakdowns `json:"breakdowns,omitempty"`
-	Attribution []Attribution          `json:"attribution,omitempty"`
-	// Syscalls are both sides' paced system calls per response (the counts step).
+	// ("a"/"b").
+	Breakdowns map[string]*Breakdowns `json:"breakdowns,omitempty"`
+	// Syscalls are both sides' paced system calls per response.
 	Syscalls *SyscallCounts `json:"syscalls,omitempty"`
-	// Sampled is each side's ("a", "b") sampled CPU time of its median run by ns per response
-	// (races with sample counters).
-	Sampled map[string]*Sampled `json:"sampled,omitempty"`
+}
 
-	Database   *DBInfo    `json:"database,omitempty"` // database scenarios: the data set and where it ran
-	Thresholds Thresholds `json:"thresholds"`
-	Warnings   []string   `json:"warnings,omitempty"`   // client-bound runs, busy machine, ...
-	Incomplete string     `json:"incomplete,omitempty"` // why the session stopped early
-	Started    time.Time  `json:"started"`
-	Finished   time.Time  `json:"finished"`
+// Decision is the verdict and what it rests on (gate.Apply; gate.Regate applies it again).
+type Decision struct {
+	Verdict  string   `json:"verdict"`
+	Headline string   `json:"headline"` // the one-line verdict printed at the end of a race
+	Reasons  []string `json:"reasons"`  // why the gate decided as it did, one line per check
+	Checks   []Check  `json:"checks"`
+	// Context holds figures read like checks (delta, interval) that gate nothing: their
+	// Verdict is Context and the verdict never counts them.
+	Context []Check `json:"context,omitempty"`
+	// Resolution is what this race's spread can tell apart on the figure it decides on; null:
+	// too few pairs.
+	Resolution *Resolution `json:"resolution"`
+	// CounterDeltaPct is A's count per response against B's, in percent, for each counter both
+	// sides measured (B above 0): what the counters checks and the reports compare; Attribution
+	// the ranked deltas of every instruction check.
+	CounterDeltaPct map[string]float64 `json:"counter_delta_pct,omitempty"`
+	Attribution     []Attribution      `json:"attribution,omitempty"`
 }
 
 // CounterShape is how deterministic counts were driven: one connection, N then 2N requests in

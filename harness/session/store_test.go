@@ -13,7 +13,7 @@ func TestWriteLoad(t *testing.T) {
 	if err := CreateDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	s := Summary{Kind: "race", Verdict: Pass, A: "binding", B: "uws", Pairs: []Pair{{Order: "AB", DeltaPct: 3}}}
+	s := Summary{Raced: Raced{Kind: "race", A: "binding", B: "uws"}, Figures: Figures{Pairs: []Pair{{Order: "AB", DeltaPct: 3}}}, Decision: Decision{Verdict: Pass}}
 	if err := WriteJSON(filepath.Join(dir, SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}

@@ -164,8 +164,8 @@ func TestIntervalCoverage(t *testing.T) {
 }
 
 func TestResolutionOf(t *testing.T) {
-	s := &session.Summary{CILevel: 0.95, Thresholds: session.Thresholds{MinMedianDeltaPct: -2},
-		Paired: map[string]session.Paired{MetricRPS: {MedianPct: 1, CIPct: &[2]float64{-2, 4}, N: 8}}}
+	s := &session.Summary{Raced: session.Raced{Thresholds: session.Thresholds{MinMedianDeltaPct: -2}},
+		Figures: session.Figures{CILevel: 0.95, Paired: map[string]session.Paired{MetricRPS: {MedianPct: 1, CIPct: &[2]float64{-2, 4}, N: 8}}}}
 	r := ResolutionOf(s, MetricRPS)
 	// Half-widths 3 below and 3 above: a true -5% has its interval end at -2%.
 	if r == nil || r.HalfWidthPct != 3 || r.DetectablePct != 5 || r.PairsForThreshold != 18 {

@@ -40,13 +40,13 @@ func MergedLatency(runs []session.Run) (*session.Merged, error) {
 
 // mergeSides fills s.MergedA and s.MergedB from the pairs' histograms and leaves the histograms
 // out of the summary's pairs: they stay in raw.json, whose runs the summary's repeat.
-func mergeSides(s *session.Summary, runsA, runsB []session.Run) {
+func mergeSides(s *session.Figures, runsA, runsB []session.Run) {
 	var err error
 	if s.MergedA, err = MergedLatency(runsA); err != nil {
-		s.Warnings = AppendWarning(s.Warnings, err.Error())
+		s.PairWarnings = AppendWarning(s.PairWarnings, err.Error())
 	}
 	if s.MergedB, err = MergedLatency(runsB); err != nil {
-		s.Warnings = AppendWarning(s.Warnings, err.Error())
+		s.PairWarnings = AppendWarning(s.PairWarnings, err.Error())
 	}
 	for i := range s.Pairs {
 		s.Pairs[i].A.Hist, s.Pairs[i].B.Hist = "", ""

@@ -23,12 +23,15 @@ import (
 // median of the per-pair deltas, not the delta of the medians: each pair ran back to back on the
 // same machine state, so its ratio cancels slow drift that the side medians would carry.
 func Summarize(pairs []session.Pair, th session.Thresholds, d *session.Design) session.Summary {
-	s := session.Summary{SchemaVersion: session.SchemaVersion, Kind: "race", Thresholds: th, Design: d, CILevel: 1 - 2*d.Alpha}
+	return session.RaceOf(Figures(pairs, d), th, d)
+}
+
+// Figures are the statistics of pairs under design d: what Summarize records (session.Figures,
+// whose one writer this is).
+func Figures(pairs []session.Pair, d *session.Design) session.Figures {
+	s := session.Figures{CILevel: 1 - 2*d.Alpha}
 	s.Pairs = make([]session.Pair, len(pairs))
 	copy(s.Pairs, pairs)
-	if len(pairs) > 0 {
-		s.A, s.B, s.Scenario = pairs[0].A.Target, pairs[0].B.Target, pairs[0].A.Scenario
-	}
 
 	var ab, ba []float64
 	var runsA, runsB, valid []session.Run
@@ -74,25 +77,25 @@ func Summarize(pairs []session.Pair, th session.Thresholds, d *session.Design) s
 
 	s.StatsA, s.StatsB = Side(runsA), Side(runsB)
 	s.Runtime = Runtime(runsA, runsB, s.MedianDeltaPct)
-	s.Counters = medianCounters(runsA, runsB)
+	s.PerfCounters = medianCounters(runsA, runsB)
 	s.Sampled = sampledSides(runsA, runsB)
 
 	if len(skipped) > 0 {
-		s.Warnings = AppendWarning(s.Warnings, fmt.Sprintf(
+		s.PairWarnings = AppendWarning(s.PairWarnings, fmt.Sprintf(
 			"%d of %d pairs left out of the statistics because a run failed (pairs %v); they stay in the report",
 			len(skipped), len(pairs), skipped))
 	}
 	if len(valid) == 0 && len(pairs) > 0 {
-		s.Warnings = AppendWarning(s.Warnings, "no pair finished: every delta is 0 and means nothing")
+		s.PairWarnings = AppendWarning(s.PairWarnings, "no pair finished: every delta is 0 and means nothing")
 	}
 	if w := clientBoundWarning(append(runsA, runsB...)); w != "" {
-		s.Warnings = AppendWarning(s.Warnings, w)
+		s.PairWarnings = AppendWarning(s.PairWarnings, w)
 	}
 	if w := busyWarning(append(runsA, runsB...)); w != "" {
-		s.Warnings = AppendWarning(s.Warnings, w)
+		s.PairWarnings = AppendWarning(s.PairWarnings, w)
 	}
 	if w := generatorBoundWarning(append(runsA, runsB...)); w != "" {
-		s.Warnings = AppendWarning(s.Warnings, w)
+		s.PairWarnings = AppendWarning(s.PairWarnings, w)
 	}
 	mergeSides(&s, runsA, runsB)
 	return s
@@ -297,11 +300,15 @@ func AppendWarning(ws []string, w string) []string {
 	return append(ws, w)
 }
 
-// Redesign gives a summary written before schema 3 its design — one look after all its pairs,
+// Redesign gives a summary written before schema 3 its design (the one write into a Raced record
+// outside the race kind: the session predates the record of its design) — one look after all its pairs,
 // at the level it recorded — and recomputes its paired figures at that look from its pairs, so
 // the gate judges an old session by today's rules (client-bound runs at their bound) with the
 // intervals it had.
 func Redesign(s *session.Summary) {
+	if s.Paired == nil {
+		s.Paired = map[string]session.Paired{}
+	}
 	if s.Design != nil {
 		return
 	}

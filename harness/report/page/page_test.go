@@ -76,45 +76,54 @@ func raceFixture(a string) (session.Summary, session.Raw, map[string]any) {
 	sort.Float64s(deltas)
 	cmd := []string{"bin/bindrace", "race", "--a", a, "--b", "uws", "--profile", "release-linux", "--out", "results/2026-11-03 release"}
 	sum := session.Summary{
-		Kind: "race", Verdict: session.Pass,
-		Headline: fmt.Sprintf("PASS: %s %+.2f%% vs uws (95%% CI +10.9%% … +12.8%%), p99 −8.7%%", a, med),
-		Reasons: []string{
-			fmt.Sprintf("median throughput delta %+.2f%% ≥ −2.00%% (CI +10.90%% … +12.80%%, entirely above)", med),
-			"p99 delta −8.72% ≤ +10.00%",
-			"errors 0 ≤ 0",
+		Raced: session.Raced{
+			Kind: "race", A: a, B: "uws", Scenario: "ping", Connections: 100, Pipelining: 10,
+			Shape: session.Shape{Profile: "release-linux", Scenario: "ping", Connections: 100, Pipelining: 10, Workers: 4, Pairs: 10,
+				WarmupS: 2, DurationS: 10, CooldownS: 1, CPUsServer: "0", CPUsClient: "1", Command: cmd},
+			FamilyConfidence: 0.95, FallibleChecks: 4, DecideOn: "rps",
+			Thresholds: session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10, MaxErrors: 0},
+			Warnings:   []string{"load average 1.8 before the run on 2 CPUs: the machine was not idle"},
+			Started:    time.Date(2026, 11, 3, 14, 5, 0, 0, time.UTC),
+			Finished:   time.Date(2026, 11, 3, 14, 9, 12, 0, time.UTC),
 		},
-		A: a, B: "uws", Scenario: "ping", Connections: 100, Pipelining: 10,
-		Shape: session.Shape{Profile: "release-linux", Scenario: "ping", Connections: 100, Pipelining: 10, Workers: 4, Pairs: 10,
-			WarmupS: 2, DurationS: 10, CooldownS: 1, CPUsServer: "0", CPUsClient: "1", Command: cmd},
-		MedianDeltaPct: med, MinDeltaPct: deltas[0], MaxDeltaPct: deltas[len(deltas)-1], CIPct: &[2]float64{10.9, 12.8},
-		CIConfidence: 0.9785, CILevel: 0.975, FamilyConfidence: 0.95, FallibleChecks: 4, DecideOn: "rps",
-		Paired: map[string]session.Paired{
-			"rps":    {MedianPct: med, CIPct: &[2]float64{10.9, 12.8}, Confidence: 0.9785, N: 10, MinPct: deltas[0], MaxPct: deltas[len(deltas)-1]},
-			"p95_ms": {MedianPct: -8.9, CIPct: &[2]float64{-10.1, -7.7}, Confidence: 0.9785, N: 10},
-			"p99_ms": {MedianPct: -8.72, CIPct: &[2]float64{-10.4, -6.9}, Confidence: 0.9785, N: 10},
+		Figures: session.Figures{
+			MedianDeltaPct: med, MinDeltaPct: deltas[0], MaxDeltaPct: deltas[len(deltas)-1], CIPct: &[2]float64{10.9, 12.8},
+			CIConfidence: 0.9785, CILevel: 0.975,
+			Paired: map[string]session.Paired{
+				"rps":    {MedianPct: med, CIPct: &[2]float64{10.9, 12.8}, Confidence: 0.9785, N: 10, MinPct: deltas[0], MaxPct: deltas[len(deltas)-1]},
+				"p95_ms": {MedianPct: -8.9, CIPct: &[2]float64{-10.1, -7.7}, Confidence: 0.9785, N: 10},
+				"p99_ms": {MedianPct: -8.72, CIPct: &[2]float64{-10.4, -6.9}, Confidence: 0.9785, N: 10},
+			},
+			Wins: wins, OrderEffectPct: 0.41,
+			StatsA: session.SideStats{MedianRPS: medianOf(fixRPSA), CVPct: 0.73, MedianP95Ms: 3.62, MedianP99Ms: medianOf(fixP99A)},
+			StatsB: session.SideStats{MedianRPS: medianOf(fixRPSB), CVPct: 0.52, MedianP95Ms: 3.97, MedianP99Ms: medianOf(fixP99B)},
+			Pairs:  pairs,
 		},
-		Checks: []session.Check{
-			{Metric: "rps", Verdict: session.Pass, Delta: ptr(med), Interval: &[2]float64{10.9, 12.8}, Confidence: ptr(0.9785), Limit: -2, Bound: "min", N: 10, Reason: "throughput"},
-			{Metric: "p99_ms", Verdict: session.Pass, Delta: ptr(-8.72), Interval: &[2]float64{-10.4, -6.9}, Confidence: ptr(0.9785), Limit: 10, Bound: "max", N: 10, Reason: "p99"},
-			{Metric: "errors", Verdict: session.Pass, Delta: ptr(0), Limit: 0, Bound: "max", Reason: "errors"},
+		Counts: session.Counts{
+			Counters: map[string]map[string]float64{
+				"a": {"instructions": 9177.5, "task-clock": 2041.2, "context-switches": 0.0021, "page-faults": 0.0004},
+				"b": {"instructions": 12840.2, "task-clock": 2289.9, "context-switches": 0.0034, "page-faults": 0.0011},
+			},
+			CountersMode: "perf",
+			CountersUnsupported: map[string]string{
+				"cycles":        "no PMU on this host: perf_event_open(cycles): no such file or directory",
+				"branch-misses": "no PMU on this host: perf_event_open(branch-misses): no such file or directory",
+			},
 		},
-		Wins: wins, OrderEffectPct: 0.41,
-		StatsA: session.SideStats{MedianRPS: medianOf(fixRPSA), CVPct: 0.73, MedianP95Ms: 3.62, MedianP99Ms: medianOf(fixP99A)},
-		StatsB: session.SideStats{MedianRPS: medianOf(fixRPSB), CVPct: 0.52, MedianP95Ms: 3.97, MedianP99Ms: medianOf(fixP99B)},
-		Pairs:  pairs,
-		Counters: map[string]map[string]float64{
-			"a": {"instructions": 9177.5, "task-clock": 2041.2, "context-switches": 0.0021, "page-faults": 0.0004},
-			"b": {"instructions": 12840.2, "task-clock": 2289.9, "context-switches": 0.0034, "page-faults": 0.0011},
+		Decision: session.Decision{
+			Verdict:  session.Pass,
+			Headline: fmt.Sprintf("PASS: %s %+.2f%% vs uws (95%% CI +10.9%% … +12.8%%), p99 −8.7%%", a, med),
+			Reasons: []string{
+				fmt.Sprintf("median throughput delta %+.2f%% ≥ −2.00%% (CI +10.90%% … +12.80%%, entirely above)", med),
+				"p99 delta −8.72% ≤ +10.00%",
+				"errors 0 ≤ 0",
+			},
+			Checks: []session.Check{
+				{Metric: "rps", Verdict: session.Pass, Delta: ptr(med), Interval: &[2]float64{10.9, 12.8}, Confidence: ptr(0.9785), Limit: -2, Bound: "min", N: 10, Reason: "throughput"},
+				{Metric: "p99_ms", Verdict: session.Pass, Delta: ptr(-8.72), Interval: &[2]float64{-10.4, -6.9}, Confidence: ptr(0.9785), Limit: 10, Bound: "max", N: 10, Reason: "p99"},
+				{Metric: "errors", Verdict: session.Pass, Delta: ptr(0), Limit: 0, Bound: "max", Reason: "errors"},
+			},
 		},
-		CountersMode: "perf",
-		CountersUnsupported: map[string]string{
-			"cycles":        "no PMU on this host: perf_event_open(cycles): no such file or directory",
-			"branch-misses": "no PMU on this host: perf_event_open(branch-misses): no such file or directory",
-		},
-		Thresholds: session.Thresholds{MinMedianDeltaPct: -2, MaxP99DeltaPct: 10, MaxErrors: 0},
-		Warnings:   []string{"load average 1.8 before the run on 2 CPUs: the machine was not idle"},
-		Started:    time.Date(2026, 11, 3, 14, 5, 0, 0, time.UTC),
-		Finished:   time.Date(2026, 11, 3, 14, 9, 12, 0, time.UTC),
 	}
 	// The runtime table as stats stores it (the page computes nothing).
 	var runsA, runsB []session.Run
