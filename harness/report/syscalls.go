@@ -33,8 +33,11 @@ func syscallsSection(d *document, s *session.Summary) {
 			}
 		}
 	}
+	// By both sides' calls, most first; ties by name, so a saved session renders the same
+	// every time (the calls come from maps).
 	sort.Slice(calls, func(i, j int) bool {
-		return a["syscall:"+calls[i]]+b["syscall:"+calls[i]] > a["syscall:"+calls[j]]+b["syscall:"+calls[j]]
+		ti, tj := a["syscall:"+calls[i]]+b["syscall:"+calls[i]], a["syscall:"+calls[j]]+b["syscall:"+calls[j]]
+		return ti > tj || ti == tj && calls[i] < calls[j]
 	})
 	for _, c := range calls {
 		rows = append(rows, syscallRow("`"+c+"`", a["syscall:"+c], b["syscall:"+c]))

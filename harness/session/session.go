@@ -217,10 +217,10 @@ type Check struct {
 // each written by one package and read by the rest. They are embedded, so their fields sit side
 // by side in the file as they always have (the schema did not change with the split).
 type Summary struct {
-	Raced    // what was raced, how, when and what was noticed: the race kind (harness/kinds)
-	Figures  // what the pairs say: stats.Summarize
-	Counts   // the counts per response of both sides: the race kind's counts step
 	Decision // the verdict and the checks it rests on: gate.Apply
+	Raced    // what was raced, how, when and what was noticed: the race kind (harness/kinds)
+	Figures  // what the pairs say: stats.Figures
+	Counts   // the counts per response of both sides: the race kind's counts step
 }
 
 // RaceOf is a race's summary before its kind describes it and its gate decides: the pairs'
