@@ -234,6 +234,22 @@ func runtimeRows(s *session.Summary) [][]string {
 		rows = append(rows, row(r.key, r.name, r.read, r.format))
 	}
 	rows = append(rows, []string{"errors (all runs)", fmt.Sprint(s.StatsA.Errors), fmt.Sprint(s.StatsB.Errors), dash, "should be 0"})
+	// Every reading of the rig names itself: a new one shows here without a change to the report.
+	var readings []string
+	for key, f := range s.Runtime {
+		if f.Label != "" {
+			readings = append(readings, key)
+		}
+	}
+	sort.Slice(readings, func(i, j int) bool { return s.Runtime[readings[i]].Label < s.Runtime[readings[j]].Label })
+	for _, key := range readings {
+		f := s.Runtime[key]
+		read := "higher is better"
+		if f.LowerIsBetter {
+			read = "lower is better"
+		}
+		rows = append(rows, row(key, f.Label, read, fmtCount))
+	}
 	return rows
 }
 

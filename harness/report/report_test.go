@@ -346,3 +346,16 @@ func TestMarkdownSyscalls(t *testing.T) {
 	writeJSON(t, filepath.Join(dir, "summary.json"), s)
 	expectAll(t, "markdown", renderT(t, dir, "md"), "Not counted: no tracefs mounted.")
 }
+
+// TestMarkdownReading: a reading of the rig names itself in the runtime table, so a new one
+// shows without a change here; a summary without readings has no such row.
+func TestMarkdownReading(t *testing.T) {
+	dir, s := writeRace(t, "binding")
+	if md := renderT(t, dir, "md"); strings.Contains(md, "widgets per response") {
+		t.Fatal("a reading row without a reading")
+	}
+	a, b, d := 2.5, 2.0, 25.0
+	s.Runtime["widgets_per_response"] = session.Figure{A: &a, B: &b, DeltaPct: &d, Label: "widgets per response", LowerIsBetter: true}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown with a reading", renderT(t, dir, "md"), "| widgets per response | 2.500 | 2.000 | +25.00% | lower is better |")
+}

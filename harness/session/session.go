@@ -81,6 +81,10 @@ type Run struct {
 	ContextSwitchesPerResponse float64 `json:"context_switches_per_response,omitempty"`
 	// Sample is where the server's CPU time went over the run's windows (sample counters).
 	Sample *Sampled `json:"sample,omitempty"`
+	// Readings are what the rig's probes read over the kept windows without a field of their
+	// own, by key: each says how reports name it, so a new reading changes only the probe that
+	// takes it (stats and the reports show every one).
+	Readings map[string]Reading `json:"readings,omitempty"`
 	Error  string   `json:"error,omitempty"` // what went wrong, if the run did not finish
 
 	// DB is a database scenario's reset time and PostgreSQL and load generator resources.
@@ -155,6 +159,17 @@ type Figure struct {
 	A        *float64 `json:"a"`
 	B        *float64 `json:"b"`
 	DeltaPct *float64 `json:"delta_pct"`
+	// A row of a reading (Run.Readings) says how to name and read it; the others' names are
+	// the reports' own.
+	Label         string `json:"label,omitempty"`
+	LowerIsBetter bool   `json:"lower_is_better,omitempty"`
+}
+
+// Reading is one figure a probe read over a run's kept windows, with how reports name it.
+type Reading struct {
+	Value         float64 `json:"value"`
+	Label         string  `json:"label"` // e.g. "minor page faults per response"
+	LowerIsBetter bool    `json:"lower_is_better,omitempty"`
 }
 
 // Side is what one side of a race ran as: the conditions the gate compares must be equal.

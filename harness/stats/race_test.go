@@ -178,3 +178,19 @@ func TestThroughputDeltaOfWindows(t *testing.T) {
 		t.Errorf("single window: %v", d)
 	}
 }
+
+// TestRuntimeReadings: a reading is a runtime row under its key, with its label, its medians
+// over the runs that carry it (0 is a value, not "not reported") and their delta.
+func TestRuntimeReadings(t *testing.T) {
+	run := func(v float64) session.Run {
+		return session.Run{RPS: 1, Readings: map[string]session.Reading{"faults": {Value: v, Label: "faults per response", LowerIsBetter: true}}}
+	}
+	rt := Runtime([]session.Run{run(0), run(2), run(4)}, []session.Run{run(1), {RPS: 1}, run(1)}, 0)
+	f, ok := rt["faults"]
+	if !ok || f.Label != "faults per response" || !f.LowerIsBetter || f.A == nil || *f.A != 2 || f.B == nil || *f.B != 1 || f.DeltaPct == nil || *f.DeltaPct != 100 {
+		t.Fatalf("faults row %+v (present %v)", f, ok)
+	}
+	if rt[MetricRPS].Label != "" {
+		t.Error("a metric row carries a label")
+	}
+}

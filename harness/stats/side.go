@@ -100,28 +100,66 @@ func sampled(r session.Run) session.Sampled {
 // Runtime is a race's runtime table: for each of RuntimeMetrics, each side's median over its
 // valid runs that reported the figure (a figure of 0 is one the target did not report) and the
 // delta of the two medians; throughput's delta is the median of the per-pair deltas,
-// medianDeltaPct.
+// medianDeltaPct. Every reading of the runs (Run.Readings) follows under its own key, its
+// medians over the runs that have it, with its label.
 func Runtime(runsA, runsB []session.Run, medianDeltaPct float64) map[string]session.Figure {
 	out := map[string]session.Figure{}
 	for _, m := range RuntimeMetrics {
-		var f session.Figure
-		a, b := Median(positive(Field(runsA, m.Get))), Median(positive(Field(runsB, m.Get)))
-		if !math.IsNaN(a) {
-			f.A = &a
-		}
-		if !math.IsNaN(b) {
-			f.B = &b
-		}
-		if f.A != nil && f.B != nil {
-			d := DeltaPct(a, b)
-			if m.Key == MetricRPS {
-				d = medianDeltaPct
-			}
-			if !math.IsNaN(d) && !math.IsInf(d, 0) {
-				f.DeltaPct = &d
+		f := figureOf(positive(Field(runsA, m.Get)), positive(Field(runsB, m.Get)))
+		if m.Key == MetricRPS && f.A != nil && f.B != nil {
+			f.DeltaPct = nil
+			if !math.IsNaN(medianDeltaPct) && !math.IsInf(medianDeltaPct, 0) {
+				f.DeltaPct = &medianDeltaPct
 			}
 		}
 		out[m.Key] = f
+	}
+	for key, r := range readings(runsA, runsB) {
+		f := figureOf(readingOf(runsA, key), readingOf(runsB, key))
+		f.Label, f.LowerIsBetter = r.Label, r.LowerIsBetter
+		out[key] = f
+	}
+	return out
+}
+
+// figureOf is a runtime row over each side's values: their medians, and the delta of the two.
+func figureOf(a, b []float64) session.Figure {
+	var f session.Figure
+	ma, mb := Median(a), Median(b)
+	if !math.IsNaN(ma) {
+		f.A = &ma
+	}
+	if !math.IsNaN(mb) {
+		f.B = &mb
+	}
+	if f.A != nil && f.B != nil {
+		if d := DeltaPct(ma, mb); !math.IsNaN(d) && !math.IsInf(d, 0) {
+			f.DeltaPct = &d
+		}
+	}
+	return f
+}
+
+// readings are the readings the runs carry, by key (the last run's label).
+func readings(sides ...[]session.Run) map[string]session.Reading {
+	out := map[string]session.Reading{}
+	for _, runs := range sides {
+		for _, r := range runs {
+			for k, v := range r.Readings {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// readingOf is the value of reading key in each of runs that has it.
+func readingOf(runs []session.Run, key string) []float64 {
+	var out []float64
+	for _, r := range runs {
+		if v, ok := r.Readings[key]; ok {
+			out = append(out, v.Value)
+		}
 	}
 	return out
 }

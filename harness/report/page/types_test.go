@@ -33,6 +33,7 @@ var mirrored = map[string]reflect.Type{
 	"AttributionView": reflect.TypeFor[session.AttributionView](), "AttributionRow": reflect.TypeFor[session.AttributionRow](),
 	"AttributionRest": reflect.TypeFor[session.AttributionRest](), "SyscallCounts": reflect.TypeFor[session.SyscallCounts](),
 	"Sampled": reflect.TypeFor[session.Sampled](), "SampledRow": reflect.TypeFor[session.SampledRow](),
+	"Reading": reflect.TypeFor[session.Reading](),
 }
 
 // pageOwn are the declarations of what the page makes itself, mirroring no session type.

@@ -410,13 +410,23 @@ const GROUPS: { title: string; rows: Metric[]; optional?: boolean }[] = [
   },
 ];
 
+// readingsGroup is every reading's row of the runtime table (the rows that name themselves), by
+// label: a new reading of the rig shows here without a change to the page.
+function readingsGroup(sm: Summary): { title: string; rows: Metric[]; optional?: boolean } {
+  const rows = Object.entries(sm.runtime ?? {})
+    .filter(([, f]) => f.label)
+    .map(([id, f]) => ({ id, label: f.label ?? id, fmt: F.count, higher: !f.lower_is_better }))
+    .sort((x, y) => x.label.localeCompare(y.label));
+  return { title: "Readings", rows, optional: true };
+}
+
 function metricsSection(sm: Summary): HTMLElement {
   const head = h(
     "thead",
     null,
     h("tr", null, h("th", { scope: "col" }, "Median over pairs"), h("th", { scope: "col", class: "num side-a" }, sm.a), h("th", { scope: "col", class: "num side-b" }, sm.b), h("th", { scope: "col", class: "num" }, "\u0394"), h("th", { scope: "col" }, "")),
   );
-  const shown = GROUPS.filter((g) => !g.optional || g.rows.some((m) => F.finite(fig(sm, m.id, "a")) || F.finite(fig(sm, m.id, "b"))));
+  const shown = [...GROUPS, readingsGroup(sm)].filter((g) => !g.optional || g.rows.some((m) => F.finite(fig(sm, m.id, "a")) || F.finite(fig(sm, m.id, "b"))));
   const bodies = shown.map((g) =>
     h(
       "tbody",

@@ -56,6 +56,7 @@ export interface Run {
   syscalls_per_response?: number;
   context_switches_per_response?: number;
   sample?: Sampled;
+  readings?: Record<string, Reading> | null;
   error?: string;
 }
 
@@ -99,11 +100,21 @@ export interface SideStats {
   errors?: number;
 }
 
-// One row of a race's runtime table, as stats computed it (null: not reported / no delta).
+// One row of a race's runtime table, as stats computed it (null: not reported / no delta); a
+// reading's row names itself (label).
 export interface Figure {
   a?: number | null;
   b?: number | null;
   delta_pct?: number | null;
+  label?: string;
+  lower_is_better?: boolean;
+}
+
+// A figure a probe read over a run's windows, with how to name it.
+export interface Reading {
+  value: number;
+  label: string;
+  lower_is_better?: boolean;
 }
 
 export interface Thresholds {
