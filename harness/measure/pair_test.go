@@ -153,6 +153,9 @@ func TestPairPlain(t *testing.T) {
 		if len(run.Windows) != 2 || len(rec.Windows) != 2 || rec.RPS <= 0 || rec.StartupMs <= 0 || rec.PeakRSSMiB <= 0 || rec.Threads == 0 {
 			t.Errorf("side %d: %d windows, record %+v", i, len(run.Windows), rec)
 		}
+		if f, ok := rec.Readings[MinorFaultsReading]; !ok || f.Value < 0 || f.Label == "" || !f.LowerIsBetter {
+			t.Errorf("side %d: minor faults reading %+v (present %v)", i, f, ok)
+		}
 	}
 }
 

@@ -84,6 +84,27 @@ func (usageProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 			break
 		}
 	}
+	if f, ok := minorFaults(kept); ok && rec.Responses > 0 {
+		rec.Readings = map[string]session.Reading{MinorFaultsReading: {
+			Value: round.Readable(f / float64(rec.Responses)), Label: "minor page faults per response", LowerIsBetter: true}}
+	}
+}
+
+// MinorFaultsReading is the key of the server's minor page faults per response in a run's
+// readings: memory it touched for the first time (or again, after giving it back) over the
+// windows, each fault a trip into the kernel.
+const MinorFaultsReading = "minor_faults_per_response"
+
+// minorFaults is the server's minor page faults over the closed windows; ok false when none
+// sampled them.
+func minorFaults(windows []Window) (faults float64, ok bool) {
+	for _, w := range windows {
+		if w.Closed && w.Usage != nil && w.Usage.End.MinorFaults >= w.Usage.Start.MinorFaults {
+			faults += float64(w.Usage.End.MinorFaults - w.Usage.Start.MinorFaults)
+			ok = true
+		}
+	}
+	return faults, ok
 }
 
 // serverCPU is the server's CPU over windows in % of one core, and its CPU-seconds; ok false

@@ -78,3 +78,18 @@ func TestRecordSetAside(t *testing.T) {
 		t.Errorf("record %+v", got)
 	}
 }
+
+// TestMinorFaults: the server's minor page faults are summed over the closed windows that
+// sampled them; a window left open (an interrupt) or unsampled adds nothing.
+func TestMinorFaults(t *testing.T) {
+	w := func(closed bool, from, to uint64) Window {
+		return Window{Closed: closed, Usage: &Usage{Start: procfs.Usage{MinorFaults: from}, End: procfs.Usage{MinorFaults: to}}}
+	}
+	got, ok := minorFaults([]Window{w(true, 10, 30), w(false, 30, 99), {Closed: true}, w(true, 40, 45)})
+	if !ok || got != 25 {
+		t.Errorf("minorFaults = %v, %v; want 25, true", got, ok)
+	}
+	if _, ok := minorFaults([]Window{{Closed: true}}); ok {
+		t.Error("a run no window of which sampled its faults has a figure")
+	}
+}

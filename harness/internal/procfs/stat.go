@@ -24,6 +24,7 @@ const Self = 0
 type Stat struct {
 	Pid, PPid, Pgrp int
 	State           byte   // R, S, D, Z, ...
+	MinorFaults     uint64 // page faults served without I/O (all its threads)
 	UTime, STime    uint64 // clock ticks spent by the process (all its threads)
 	CUTime, CSTime  uint64 // clock ticks of its children that it reaped
 	StartTime       uint64 // clock ticks after boot: tells a pid from a later reuse of it
@@ -52,7 +53,8 @@ func ParseStat(b []byte) (Stat, error) {
 	if err != nil {
 		return Stat{}, fmt.Errorf("stat: malformed pid")
 	}
-	// f[0] is field 3 (state), f[1] ppid, f[2] pgrp, f[11..14] utime stime cutime cstime, f[19] starttime.
+	// f[0] is field 3 (state), f[1] ppid, f[2] pgrp, f[7] minflt, f[11..14] utime stime cutime
+	// cstime, f[19] starttime.
 	f := strings.Fields(string(b[end+1:]))
 	if len(f) < 20 || len(f[0]) != 1 {
 		return Stat{}, fmt.Errorf("stat: malformed: %d fields", len(f))
@@ -64,7 +66,7 @@ func ParseStat(b []byte) (Stat, error) {
 			return Stat{}, fmt.Errorf("stat: field %d: %w", 4+k, err)
 		}
 	}
-	uints := map[int]*uint64{11: &s.UTime, 12: &s.STime, 13: &s.CUTime, 14: &s.CSTime, 19: &s.StartTime}
+	uints := map[int]*uint64{7: &s.MinorFaults, 11: &s.UTime, 12: &s.STime, 13: &s.CUTime, 14: &s.CSTime, 19: &s.StartTime}
 	for k, p := range uints {
 		if *p, err = strconv.ParseUint(f[k], 10, 64); err != nil {
 			return Stat{}, fmt.Errorf("stat: field %d: %w", 3+k, err)

@@ -14,6 +14,7 @@ type Usage struct {
 	CPUSeconds   float64 // user + system time of all its threads
 	RSSBytes     int64   // resident set now
 	PeakRSSBytes int64   // high-water mark of the resident set
+	MinorFaults  uint64  // page faults served without I/O, all its threads
 }
 
 // ParseUsage turns the text of a process's stat and status files into Usage. A status without
@@ -28,7 +29,7 @@ func ParseUsage(stat, status []byte) (Usage, error) {
 	if !okR && !okP {
 		return Usage{}, errors.New("status: no VmRSS or VmHWM line")
 	}
-	return Usage{CPUSeconds: s.CPUSeconds(), RSSBytes: rss, PeakRSSBytes: peak}, nil
+	return Usage{CPUSeconds: s.CPUSeconds(), RSSBytes: rss, PeakRSSBytes: peak, MinorFaults: s.MinorFaults}, nil
 }
 
 // ReadUsage reads pid's Usage (Self: this process's).

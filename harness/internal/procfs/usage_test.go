@@ -6,9 +6,9 @@ import (
 )
 
 func TestParseUsage(t *testing.T) {
-	stat := []byte("77 (x) S 1 77 77 0 -1 0 0 0 0 0 150 50 0 0 20 0 1 0 5 0 0")
+	stat := []byte("77 (x) S 1 77 77 0 -1 0 42 0 0 0 150 50 0 0 20 0 1 0 5 0 0")
 	u, err := ParseUsage(stat, []byte("Name:\tx\nVmHWM:\t 300 kB\nVmRSS:\t 200 kB\n"))
-	if err != nil || u.CPUSeconds != 2 || u.RSSBytes != 200<<10 || u.PeakRSSBytes != 300<<10 {
+	if err != nil || u.CPUSeconds != 2 || u.RSSBytes != 200<<10 || u.PeakRSSBytes != 300<<10 || u.MinorFaults != 42 {
 		t.Fatalf("ParseUsage = %+v, %v", u, err)
 	}
 	if _, err := ParseUsage([]byte("garbage"), []byte("VmRSS:\t 1 kB\n")); err == nil {
