@@ -49,6 +49,32 @@ func checkCounters(d *decision, s *session.Summary) {
 	}
 }
 
+// checkCounterExcess applies Thresholds.CounterMaxExcess: A's count may exceed B's by at most
+// the limit, in the counter's own unit, for counts whose normal value is zero (a server that
+// does not leak grows its RSS by nothing), where a percent of B means nothing. The band is the
+// two counts' resolutions, as for the percent limits; a counter neither of a mode of its name
+// nor of a session's mode that repeats, or missing on a side, is INCONCLUSIVE.
+func checkCounterExcess(d *decision, s *session.Summary) {
+	for _, name := range sortedNames(s.Thresholds.CounterMaxExcess) {
+		limit := s.Thresholds.CounterMaxExcess[name]
+		c := session.Check{Metric: name, Limit: limit, Bound: "max", Verdict: session.Inconclusive}
+		a, okA := s.Counters["a"][name]
+		b, okB := s.Counters["b"][name]
+		switch {
+		case !deterministic(name) && !deterministic(s.CountersMode):
+			c.Reason = fmt.Sprintf("%s: not gated without deterministic counts (a mode of that name, or the session's %q, that repeats)", name, s.CountersMode)
+		case !okA || !okB:
+			c.Reason = fmt.Sprintf("%s: not measured on both sides%s", name, why(s, name))
+		default:
+			excess := a - b
+			c.Delta = ptr(excess)
+			c.Reason = fmt.Sprintf("%s: %s %.3f vs %s %.3f, A over B %+.3f, limit %+.3f", name, side(s.A, "A"), a, side(s.B, "B"), b, excess, limit)
+			c.Verdict = beyondBand(&c, excess, (s.CounterResolution["a"][name]+s.CounterResolution["b"][name])/2, limit)
+		}
+		d.add(c)
+	}
+}
+
 // resolutionBand is how far, in percent of count b, a delta between two counts of resolutions
 // resA and resB may be off: each count lies within half its resolution of its build's.
 func resolutionBand(resA, resB, b float64) float64 {

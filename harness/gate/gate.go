@@ -60,6 +60,7 @@ func decide(s *session.Summary, base *Baseline, r rule) *decision {
 	checkLiveSyscalls(d, s)
 	checkErrors(d, s)
 	checkCounters(d, s)
+	checkCounterExcess(d, s)
 	checkSyscalls(d, s)
 	if base != nil {
 		checkBaseline(d, s, base)

@@ -654,3 +654,37 @@ func TestHeadlineWithoutPairs(t *testing.T) {
 		t.Errorf("stop text %q", got)
 	}
 }
+
+// TestCounterExcess: a count whose normal value is zero is limited by how much A's exceeds B's,
+// in its own unit, beyond the two counts' resolutions; a percent of B would divide by nothing.
+func TestCounterExcess(t *testing.T) {
+	excess := func(a, b, res float64, mode string) *session.Summary {
+		s := race(12, 13, 12, 14, 12, 13)
+		s.CountersMode = mode
+		s.Counters = map[string]map[string]float64{"a": {"widgets": a}, "b": {"widgets": b}}
+		s.CounterResolution = map[string]map[string]float64{"a": {"widgets": res}, "b": {"widgets": res}}
+		s.Thresholds.CounterMaxExcess = map[string]float64{"widgets": 2}
+		return s
+	}
+	for _, c := range []struct {
+		a, b, res float64
+		mode      string
+		want      string
+		reason    string
+	}{
+		{0.1, 0, 0.2, "cachegrind", session.Pass, "A over B +0.100, limit +2.000"},
+		{9, 0, 0.2, "cachegrind", session.Fail, "A over B +9.000"},
+		{2.1, 0, 0.5, "cachegrind", session.Inconclusive, "within the counts' resolution of the limit"},
+		{9, 0, 0.2, "perf", session.Inconclusive, "not gated without deterministic counts"},
+	} {
+		v, rs, checks := Decide(excess(c.a, c.b, c.res, c.mode), nil)
+		if ch := check(checks, "widgets"); ch == nil || ch.Verdict != c.want || !has(rs, c.reason) {
+			t.Errorf("%v over %v (±%v, %s): verdict %s, check %+v, reasons %q", c.a, c.b, c.res, c.mode, v, ch, rs)
+		}
+	}
+	s := excess(1, 0, 0.1, "cachegrind")
+	delete(s.Counters["b"], "widgets")
+	if _, rs, _ := Decide(s, nil); !has(rs, "widgets: not measured on both sides") {
+		t.Errorf("missing on B: %q", rs)
+	}
+}

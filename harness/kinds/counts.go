@@ -159,7 +159,9 @@ func (cs countStep) failed(s *session.Summary) string {
 	gate.Apply(&c, nil)
 	var failed []string
 	for _, ch := range c.Checks {
-		if _, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]; (counted || ch.Metric == gate.SyscallMetric) && ch.Verdict == session.Fail {
+		_, counted := c.Thresholds.CounterMaxDeltaPct[ch.Metric]
+		_, excess := c.Thresholds.CounterMaxExcess[ch.Metric]
+		if (counted || excess || ch.Metric == gate.SyscallMetric) && ch.Verdict == session.Fail {
 			failed = append(failed, ch.Metric)
 		}
 	}

@@ -152,6 +152,13 @@ func TestSetters(t *testing.T) {
 	if err := p.Set().Threshold("counter.instructions=1"); err != nil || p.Thresholds.CounterMaxGrowthPct["instructions"] != 1 {
 		t.Fatalf("counter threshold: %v, %v", err, p.Thresholds.CounterMaxGrowthPct)
 	}
+	if err := p.Set().Threshold("counter_excess.rss-growth=2"); err != nil || p.Thresholds.CounterMaxExcess["rss-growth"] != 2 {
+		t.Errorf("counter_excess: %v %v", err, p.Thresholds.CounterMaxExcess)
+	}
+	// A counter keeps its dashes; only the threshold's own name may use either.
+	if err := p.Set().Threshold("counter-delta.branch-misses=3"); err != nil || p.Thresholds.CounterMaxDeltaPct["branch-misses"] != 3 {
+		t.Errorf("counter-delta.branch-misses: %v %v", err, p.Thresholds.CounterMaxDeltaPct)
+	}
 	if err := p.Set().Scenarios("ping, params"); err != nil || len(p.Races()) != 2 || p.Races()[1].Scenario != "params" {
 		t.Fatalf("scenarios: %v, %+v", err, p.Races())
 	}

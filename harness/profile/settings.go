@@ -100,7 +100,13 @@ func (set Setter) Threshold(s string) error {
 	if !ok {
 		name, val = "min_median_delta_pct", s
 	}
-	name = strings.TrimSpace(strings.ReplaceAll(name, "-", "_"))
+	// Dashes become underscores in the threshold's own name only: a counter's name keeps its
+	// own (counter.branch-misses, counter_excess.rss-growth).
+	kind, counter, _ := strings.Cut(strings.TrimSpace(name), ".")
+	name = strings.ReplaceAll(kind, "-", "_")
+	if counter != "" {
+		name += "." + counter
+	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(val, "%")), 64)
 	if err != nil {
 		return setting.Errorf("{thresholds} %q: %q is not a number", s, val)
@@ -114,6 +120,8 @@ func (set Setter) Threshold(s string) error {
 		set.p.Thresholds.MaxP50DeltaPct = f
 	case strings.HasPrefix(name, "counter_delta."):
 		return setCounterLimit(&set.p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
+	case strings.HasPrefix(name, "counter_excess."):
+		return setCounterLimit(&set.p.Thresholds.CounterMaxExcess, s, strings.TrimPrefix(name, "counter_excess."), f)
 	case name == "max_errors":
 		if f < 0 || f != float64(int64(f)) {
 			return setting.Errorf("{thresholds} %q: max_errors must be a whole number ≥ 0", s)
@@ -128,7 +136,7 @@ func (set Setter) Threshold(s string) error {
 	case name == "live_syscall_max_delta_pct":
 		set.p.Thresholds.LiveSyscallMaxDeltaPct = &f
 	default:
-		return setting.Errorf("{thresholds} %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls, A vs B and vs a baseline), live_syscall_max_delta_pct (system calls under the live load, A vs B))", s, name)
+		return setting.Errorf("{thresholds} %q: unknown threshold %q (known: min_median_delta_pct, max_p99_delta_pct, max_p50_delta_pct (open loop), max_errors, counter.<name> (growth vs a baseline), counter_delta.<name> (A vs B), counter_excess.<name> (A over B, in the counter's unit), syscall_max_delta_pct and syscall_max_growth_pct (paced system calls, A vs B and vs a baseline), live_syscall_max_delta_pct (system calls under the live load, A vs B))", s, name)
 	}
 	return nil
 }

@@ -390,6 +390,9 @@ type Thresholds struct {
 	CounterMaxDeltaPct map[string]float64 `json:"counter_max_delta_pct,omitempty"`
 	// Deterministic counts of A against a committed baseline: name -> max growth in percent.
 	CounterMaxGrowthPct map[string]float64 `json:"counter_max_growth_pct,omitempty"`
+	// Deterministic counts of A against B whose normal value is zero (RSS growth), where a
+	// percent of B means nothing: name -> how much A's may exceed B's, in the counter's unit.
+	CounterMaxExcess map[string]float64 `json:"counter_max_excess,omitempty"`
 	// Paced system calls per response: A against B, and A against the baseline, at most this %
 	// more; nil: not counted.
 	SyscallMaxDeltaPct  *float64 `json:"syscall_max_delta_pct,omitempty"`

@@ -123,6 +123,7 @@ export interface Thresholds {
   max_errors?: number;
   counter_max_growth_pct?: Record<string, number>;
   counter_max_delta_pct?: Record<string, number>;
+  counter_max_excess?: Record<string, number>;
   syscall_max_delta_pct?: number;
   syscall_max_growth_pct?: number;
   live_syscall_max_delta_pct?: number;
