@@ -85,7 +85,7 @@ type Run struct {
 	// own, by key: each says how reports name it, so a new reading changes only the probe that
 	// takes it (stats and the reports show every one).
 	Readings map[string]Reading `json:"readings,omitempty"`
-	Error  string   `json:"error,omitempty"` // what went wrong, if the run did not finish
+	Error    string             `json:"error,omitempty"` // what went wrong, if the run did not finish
 
 	// DB is a database scenario's reset time and PostgreSQL and load generator resources.
 	DB *DBRun `json:"db,omitempty"`
