@@ -11,6 +11,7 @@ const (
 	ModeCachegrind = "cachegrind"
 	ModeSyscalls   = "syscalls"
 	ModeSample     = "sample"
+	ModeRSSGrowth  = "rss-growth"
 )
 
 // Mode is one way of counting a server's work per response. The table (Modes) is what the
@@ -39,6 +40,9 @@ var Modes = []Mode{
 	{Name: ModeSyscalls, Deterministic: true, Alone: true,
 		Needs:       "tracefs and its syscall tracepoints (no PMU)",
 		Unsupported: "the probe's reason replaces the counts, and the system-call checks are INCONCLUSIVE"},
+	{Name: ModeRSSGrowth, Deterministic: true, Alone: true,
+		Needs:       "the server's resident set from /proc (Linux; no PMU)",
+		Unsupported: "the read's reason replaces the count, and its check is INCONCLUSIVE"},
 	{Name: ModeSample, Needs: "the perf tool and perf_event_open's cpu-clock event (no PMU)",
 		Unsupported: "the reason is listed as unsupported under \"sample\"; the run's other figures stand"},
 }

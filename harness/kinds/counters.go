@@ -51,6 +51,8 @@ type CountersReport struct {
 	Sample *counters.SampleTable `json:"sample,omitempty"`
 	// syscalls: system calls per response under the paced client.
 	Syscalls *counters.SyscallTable `json:"syscalls,omitempty"`
+	// rss-growth: the resident set along the run.
+	RSSReads []counters.RSSRead `json:"rss_reads,omitempty"`
 	// cachegrind: the CPU, what the server saw under valgrind and the switches applied.
 	CPU *cpuid.CountedCPU `json:"cpu,omitempty"`
 
@@ -161,6 +163,8 @@ func Counters(ctx context.Context, o CountersOptions) (*CountersReport, error) {
 		return out, countPerf(ctx, c, o, out)
 	case counters.ModeCachegrind:
 		return out, countCachegrind(ctx, c, o, out)
+	case counters.ModeRSSGrowth:
+		return out, countRSSGrowth(ctx, c, o, out)
 	}
 	return out, countSyscalls(ctx, c, o, out)
 }
@@ -212,6 +216,26 @@ func countCachegrind(ctx context.Context, c measure.Counter, o CountersOptions, 
 	}
 	out.Connections = conns
 	out.fillCachegrind(res)
+	return nil
+}
+
+// countRSSGrowth fills out with the resident set's growth per 100k responses, and its reads.
+func countRSSGrowth(ctx context.Context, c measure.Counter, o CountersOptions, out *CountersReport) error {
+	if o.Connections > 1 {
+		return setting.Errorf("{connections} %d: the paced client of rss-growth mode uses one connection", o.Connections)
+	}
+	res, err := c.RSSGrowth(ctx, o.Target, o.Scenario, measure.RSSGrowthOptions{N: o.N, Pipelining: o.Pipelining, Gap: max(o.Gap, 0), StartTimeout: o.StartTimeout})
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", o.Target, o.Scenario.Name, err)
+	}
+	out.Connections, out.N, out.Responses = 1, res.N, int64(res.N)
+	out.PerResponse = map[string]float64{counters.RSSGrowth: round.Readable(res.GrowthPct)}
+	out.Resolution = counters.Resolution{counters.RSSGrowth: round.Readable(res.ResolutionPct)}
+	out.Unsupported = map[string]string{}
+	out.RSSReads = res.Reads
+	first, last := res.Reads[0], res.Reads[len(res.Reads)-1]
+	out.Notes = append(out.Notes, fmt.Sprintf("%s: the resident set's growth per 100k responses, in %% of the %.1f MiB it held after the warm-up (±%.3f); %d reads from %.1f to %.1f MiB over %d responses",
+		counters.RSSGrowth, float64(first.RSSBytes)/(1<<20), res.ResolutionPct, len(res.Reads), float64(first.RSSBytes)/(1<<20), float64(last.RSSBytes)/(1<<20), last.Responses))
 	return nil
 }
 

@@ -31,6 +31,72 @@ type countStep struct {
 	design *session.Design
 }
 
+// count runs the counts the profile asks for into s: cachegrind's, the paced system calls'
+// (when limited), the resident set's growth. Only an interrupt is returned.
+func (cs countStep) count(ctx context.Context, s *session.Summary, r profile.Race, sc scenario.Scenario, sdir string) error {
+	if cs.p.Has(profile.CountersCachegrind) {
+		if err := cs.cachegrind(ctx, s, r, sc, sdir); err != nil {
+			return err
+		}
+		if err := cs.syscalls(ctx, s, r, sc); err != nil {
+			return err
+		}
+	}
+	if cs.p.Has(counters.ModeRSSGrowth) {
+		return cs.rssGrowth(ctx, s, r, sc)
+	}
+	return nil
+}
+
+// rssGrowth counts both sides' resident-set growth per 100k responses (Counter.RSSGrowth) the
+// profile's cachegrind_reps times each, the side counted first alternating, and stores the
+// medians as counters.RSSGrowth with the median of their resolutions. A side that cannot be
+// counted leaves the reason, so the check says INCONCLUSIVE and why.
+func (cs countStep) rssGrowth(ctx context.Context, s *session.Summary, r profile.Race, sc scenario.Scenario) error {
+	growth, res := map[string][]float64{}, map[string][]float64{}
+	for rep := 1; rep <= cs.p.CachegrindReps; rep++ {
+		for _, sd := range countOrder(rep, s.A, s.B) {
+			g, err := cs.rig.Counter().RSSGrowth(ctx, sd.name, sc, measure.RSSGrowthOptions{Pipelining: r.Pipelining})
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return fmt.Errorf("%w while counting %s's resident set", measure.ErrInterrupted, sd.name)
+			case err != nil:
+				if s.CountersUnsupported == nil {
+					s.CountersUnsupported = map[string]string{}
+				}
+				s.CountersUnsupported[counters.RSSGrowth] = err.Error()
+				cs.ev.Warnf("no rss-growth counts for %s: %v", sc.Name, err)
+				return nil
+			}
+			growth[sd.key], res[sd.key] = append(growth[sd.key], g.GrowthPct), append(res[sd.key], g.ResolutionPct)
+			cs.ev.Notef("rss-growth %s %s: %+.3f%% ±%.3f of its resident set per 100k responses (repetition %d)", sc.Name, sd.name, g.GrowthPct, g.ResolutionPct, rep)
+		}
+	}
+	for _, key := range []string{"a", "b"} {
+		setCount(&s.Counters, key, counters.RSSGrowth, stats.Median(growth[key]))
+		setCount(&s.CounterResolution, key, counters.RSSGrowth, stats.Median(res[key]))
+		if s.CounterSamples == nil {
+			s.CounterSamples = map[string]map[string][]float64{}
+		}
+		if s.CounterSamples[key] == nil {
+			s.CounterSamples[key] = map[string][]float64{}
+		}
+		s.CounterSamples[key][counters.RSSGrowth] = growth[key]
+	}
+	return nil
+}
+
+// setCount sets (*m)[key][name] to v, making the maps it needs.
+func setCount(m *map[string]map[string]float64, key, name string, v float64) {
+	if *m == nil {
+		*m = map[string]map[string]float64{}
+	}
+	if (*m)[key] == nil {
+		(*m)[key] = map[string]float64{}
+	}
+	(*m)[key][name] = v
+}
+
 // cachegrind measures both sides' deterministic counts per response for race r (cachegrind,
 // the N-then-2N slope, the side counted first alternating: countOrder, Counter.Cachegrind) until
 // each side's instruction counts settle — two repetitions within the measurement's resolution,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/counters"
 	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/measure"
@@ -287,14 +288,11 @@ func (rs *raceSession) measure(ctx context.Context, s *session.Summary, r profil
 	counted := &session.Summary{Raced: session.Raced{A: rs.o.A, B: rs.o.B}}
 	cs := countStep{p: rs.o.Profile, rig: rs.st.rig, ev: rs.o.Events, design: rs.design}
 	switch {
-	case cut != nil || !rs.o.Profile.Has(profile.CountersCachegrind):
+	case cut != nil || !rs.o.Profile.Has(profile.CountersCachegrind) && !rs.o.Profile.Has(counters.ModeRSSGrowth):
 	case r.Uncounted:
 		rs.o.Events.Notef("%snot counted: the profile leaves this race out of the counts step (count: false)", prefix)
 	default:
-		cut = cs.cachegrind(ctx, counted, r, rs.byName[r.Scenario], sdir)
-		if cut == nil {
-			cut = cs.syscalls(ctx, counted, r, rs.byName[r.Scenario])
-		}
+		cut = cs.count(ctx, counted, r, rs.byName[r.Scenario], sdir)
 	}
 	var pr pairsRun
 	failed := cs.failed(counted)

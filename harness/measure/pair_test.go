@@ -13,8 +13,15 @@ import (
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-// The pair tests race the Go targets' go-server, built for them by testbin.
-func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
+// The pair tests race the Go targets' go-server, built for them by testbin; the rss-growth
+// tests run this binary as a server that keeps memory per response (count_rss_test.go).
+func TestMain(m *testing.M) {
+	if keep := os.Getenv(keepingServerEnv); keep != "" {
+		serveKeeping(keep, os.Args[len(os.Args)-1])
+		return
+	}
+	os.Exit(testbin.Run(m))
+}
 
 // testRig is a rig over nethttp and fasthttp measuring short windows: windows per run, no
 // cooldown or busy sample.

@@ -20,7 +20,7 @@ import (
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
-const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind|syscalls] [flags]
+const countersUsage = `Usage: bindrace counters --target T --scenario S [--mode perf|cachegrind|syscalls|rss-growth] [flags]
 
 Per-response counters of one target serving one scenario (docs/counters.md explains every
 table).
@@ -44,6 +44,10 @@ table).
               by call, with context switches and bytes per send and recv, over N requests of the
               paced client cachegrind mode uses (one connection, --gap between batches), where
               the count is fixed by the protocol.
+  rss-growth  how the server's resident set grows per 100k responses after a warm-up, in percent
+              of what it held then: a line through 11 reads of /proc over N responses of the
+              paced client (no PMU needed), with its resolution (two standard errors, at least a
+              page). A server that does not leak grows by nothing within it.
 
 A database scenario (get-user, list-orders, order-total, create-order) is counted as a race
 serves it: PostgreSQL (the private cluster, or --db-url) beside the server on the load
@@ -74,7 +78,7 @@ func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
 	fs.StringVar(&a.scenario, "scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", ")+", or a database one ("+strings.Join(scenario.DBNames(), ", ")+": PostgreSQL starts beside the server, on the load generator's CPUs)")
 	o := &a.o
 	fs.StringVar(&o.Mode, "mode", "perf", counters.ModeNames(func(m counters.Mode) bool { return m.Alone }))
-	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N); syscalls: requests counted")
+	fs.IntVar(&o.N, "n", counters.DefaultN, "cachegrind: requests in the first run (the second sends 2N); syscalls: requests counted; rss-growth: responses the growth is read over (after 20,000 of warm-up)")
 	fs.DurationVar(&o.Duration, "duration", 5*time.Second, "perf: measured window")
 	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "perf: warm-up before the window (counters off)")
 	fs.IntVar(&o.Connections, "connections", 0, "connections (default: perf 100, cachegrind 1)")
