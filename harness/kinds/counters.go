@@ -224,7 +224,7 @@ func countRSSGrowth(ctx context.Context, c measure.Counter, o CountersOptions, o
 	if o.Connections > 1 {
 		return setting.Errorf("{connections} %d: the paced client of rss-growth mode uses one connection", o.Connections)
 	}
-	res, err := c.RSSGrowth(ctx, o.Target, o.Scenario, measure.RSSGrowthOptions{N: o.N, Pipelining: o.Pipelining, Gap: max(o.Gap, 0), StartTimeout: o.StartTimeout})
+	res, err := c.RSSGrowth(ctx, o.Target, o.Scenario, measure.RSSGrowthOptions{N: o.N, Pipelining: o.Pipelining, StartTimeout: o.StartTimeout})
 	if err != nil {
 		return fmt.Errorf("%s %s: %v", o.Target, o.Scenario.Name, err)
 	}
