@@ -51,14 +51,14 @@ type CalibrateOptions struct {
 }
 
 // Calibrate races Target@cpu(100-s) against Target, Races times for each slowdown s, and
-// writes calibration.json into Out. An error is a race that could not be run to its end (what
-// was measured is in the Calibration returned and in Out) or a file that could not be written.
-func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
+// writes calibration.json into Out. An error is a race that could not be run to its end: what
+// was measured is in the Result and in Out.
+func Calibrate(ctx context.Context, o CalibrateOptions) (Result[Calibration], error) {
 	cal := &Calibration{Target: o.Target, Profile: o.Profile.Name, Races: o.Races, Started: time.Now().UTC()}
 	man := machine.Environment(o.Command)
 	cal.Machine = fmt.Sprintf("%s, %d CPUs", man.CPUModel, man.CPUCount)
 	if err := session.CreateDir(o.Out); err != nil {
-		return nil, err
+		return Result[Calibration]{}, err
 	}
 	if o.Profile.DecideOn != stats.MetricRPS {
 		// Its slowdowns are CPU quotas, which slow a server's throughput and leave its CPU per
@@ -68,14 +68,18 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		p.DecideOn = stats.MetricRPS
 		o.Profile = &p
 	}
+	var cut error
 	for _, slow := range o.Slowdowns {
-		row, err := calibrateRow(ctx, o, slow)
+		var row CalibrationRow
+		row, cut = calibrateRow(ctx, o, slow)
 		cal.Rows = append(cal.Rows, row)
-		if err != nil {
-			return cal, writeCalibration(o, cal, err)
+		if cut != nil {
+			break
 		}
 	}
-	return cal, writeCalibration(o, cal, nil)
+	cal.Finished = time.Now().UTC()
+	werr := session.WriteJSON(filepath.Join(o.Out, "calibration.json"), cal)
+	return Result[Calibration]{Dir: o.Out, Summary: cal, WriteErr: werr}, cut
 }
 
 // calibrateRow runs one slowdown's races and their rates.
@@ -89,14 +93,15 @@ func calibrateRow(ctx context.Context, o CalibrateOptions, slow int) (Calibratio
 		dir := filepath.Join(o.Out, fmt.Sprintf("slowdown-%d-race-%d", slow, i))
 		res, err := Race(ctx, RaceOptions{A: row.Candidate, B: o.Target,
 			Options: Options{Profile: o.Profile, Out: dir, Command: o.Command, Events: o.Events}})
-		if err == nil && (res.WriteErr != nil || res.Verdict == session.Incomplete || len(res.Summaries) == 0) {
-			err = fmt.Errorf("%s", res.Verdict)
+		set := res.Summary
+		if err == nil && (res.WriteErr != nil || set.Verdict == session.Incomplete || len(set.Summaries) == 0) {
+			err = fmt.Errorf("%s", set.Verdict)
 		}
 		if err != nil {
 			return row, fmt.Errorf("race %s vs %s did not finish (%v); results so far in %s", row.Candidate, o.Target, err, o.Out)
 		}
-		s := res.Summaries[0]
-		row.Verdicts = append(row.Verdicts, res.Verdict)
+		s := set.Summaries[0]
+		row.Verdicts = append(row.Verdicts, set.Verdict)
 		row.MedianDeltas = append(row.MedianDeltas, s.MedianDeltaPct)
 		hw := 0.0
 		if s.Resolution != nil {
@@ -119,11 +124,3 @@ func calibrateRow(ctx context.Context, o CalibrateOptions, slow int) (Calibratio
 	return row, nil
 }
 
-// writeCalibration writes calibration.json; it returns cause, or the write's error.
-func writeCalibration(o CalibrateOptions, cal *Calibration, cause error) error {
-	cal.Finished = time.Now().UTC()
-	if err := session.WriteJSON(filepath.Join(o.Out, "calibration.json"), cal); err != nil && cause == nil {
-		return err
-	}
-	return cause
-}

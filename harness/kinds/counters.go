@@ -126,8 +126,14 @@ var ErrNoCounters = errors.New("no counter could be read on this host (reasons a
 
 // Counters counts o.Target serving o.Scenario in o.Mode on a rig of its own (the server on
 // the server CPUs, this process pinned to the client's, the scenario's database beside it) and
-// returns the per-response figures. Nothing is saved.
-func Counters(ctx context.Context, o CountersOptions) (*CountersReport, error) {
+// returns the per-response figures. Nothing is saved: the Result has no directory.
+func Counters(ctx context.Context, o CountersOptions) (Result[CountersReport], error) {
+	rep, err := count(ctx, o)
+	return Result[CountersReport]{Summary: rep}, err
+}
+
+// count is Counters' measurement: the report, even with ErrNoCounters (it says why).
+func count(ctx context.Context, o CountersOptions) (*CountersReport, error) {
 	switch m, ok := counters.ModeNamed(o.Mode); {
 	case !ok:
 		return nil, setting.Errorf("unknown {mode} %q: want %s", o.Mode, counters.ModeNames(func(m counters.Mode) bool { return m.Alone }))

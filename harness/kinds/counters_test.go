@@ -20,8 +20,12 @@ func TestCountersPerfJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Counters(context.Background(), CountersOptions{Target: "fasthttp", Scenario: sc, Mode: "perf",
+	res, err := Counters(context.Background(), CountersOptions{Target: "fasthttp", Scenario: sc, Mode: "perf",
 		Warmup: 300 * time.Millisecond, Duration: time.Second, Connections: 16, Pipelining: 10, Workers: 1})
+	rep := res.Summary
+	if res.Dir != "" {
+		t.Errorf("counters saved a session in %s", res.Dir)
+	}
 	if errors.Is(err, ErrNoCounters) {
 		t.Skipf("this host refuses perf_event_open: %v", rep.Unsupported)
 	}
@@ -63,7 +67,7 @@ func TestCountersPerfJSON(t *testing.T) {
 // count alone, and sample is sent to perf mode's sample setting.
 func TestCountersRefusesAModeThatDoesNotCountAlone(t *testing.T) {
 	sc, _ := scenario.ByName("ping")
-	for mode, want := range map[string]string{"cycles": `unknown mode "cycles": want "perf", "cachegrind", "syscalls"`, "sample": "mode sample does not count alone: it samples perf mode's window (sample)"} {
+	for mode, want := range map[string]string{"cycles": `unknown mode "cycles": want "perf", "cachegrind", "syscalls", "rss-growth"`, "sample": "mode sample does not count alone: it samples perf mode's window (sample)"} {
 		_, err := Counters(context.Background(), CountersOptions{Target: "fasthttp", Scenario: sc, Mode: mode})
 		if err == nil || err.Error() != want {
 			t.Errorf("mode %s: %v, want %q", mode, err, want)

@@ -21,14 +21,6 @@ type MatrixOptions struct {
 	Targets []string
 }
 
-// Result is what a matrix, scale or sweep leaves: its directory, its summary (summary.json)
-// and a session file that could not be written.
-type Result[S any] struct {
-	Dir      string
-	Summary  *S
-	WriteErr error
-}
-
 // Matrix runs a matrix session: every target once per round, each round in an order shuffled
 // from the seed, and writes its files. An error is one before any measurement.
 func Matrix(ctx context.Context, o MatrixOptions) (Result[session.Matrix], error) {

@@ -69,6 +69,7 @@ type NoiseOptions struct {
 	Profile   *profile.Profile
 	Processes int
 	Wrap      []string // server command prefix, e.g. setarch -R
+	Out       string // the directory noise.json goes to
 	ServerLog io.Writer
 	Events    measure.Events
 }
@@ -81,9 +82,23 @@ func (o NoiseOptions) Check() error {
 	return nil
 }
 
-// MeasureNoise runs the nested design and returns it with its levels summarised; on an error,
+// MeasureNoise runs the nested design and writes it, its levels summarised, as noise.json in
+// o.Out; on an error, what was measured so far.
+func MeasureNoise(ctx context.Context, o NoiseOptions) (Result[Noise], error) {
+	n, err := studyNoise(ctx, o)
+	if n == nil {
+		return Result[Noise]{}, err
+	}
+	res := Result[Noise]{Dir: o.Out, Summary: n}
+	if res.WriteErr = session.CreateDir(o.Out); res.WriteErr == nil {
+		res.WriteErr = session.WriteJSON(filepath.Join(o.Out, "noise.json"), n)
+	}
+	return res, err
+}
+
+// studyNoise runs the nested design and returns it with its levels summarised; on an error,
 // what was measured so far.
-func MeasureNoise(ctx context.Context, o NoiseOptions) (*Noise, error) {
+func studyNoise(ctx context.Context, o NoiseOptions) (*Noise, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -209,13 +224,4 @@ func relVar(xs []float64) float64 {
 	}
 	sd := stats.Stddev(xs)
 	return sd * sd / (m * m)
-}
-
-// WriteNoise writes noise.json into dir.
-func WriteNoise(dir string, n *Noise) (string, error) {
-	if err := session.CreateDir(dir); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "noise.json")
-	return path, session.WriteJSON(path, n)
 }

@@ -33,17 +33,6 @@ type RaceOptions struct {
 	Rounds measure.PairOptions
 }
 
-// RaceResult is what a race leaves: the directory, one summary per sub-race (several for a
-// profile with several scenarios or extra races, then also their index), the overall verdict
-// (the worst), and a session file that could not be written.
-type RaceResult struct {
-	Dir       string
-	Summaries []*session.Summary
-	Index     *session.Index // a race set only
-	Verdict   string
-	WriteErr  error
-}
-
 // raceSession is one race session once it is set up: what every sub-race shares.
 type raceSession struct {
 	o        RaceOptions
@@ -73,29 +62,29 @@ type raceSession struct {
 // (summary.json, raw.json, manifest.json per sub-race; index.json for a set). An error is one
 // before any measurement (bad input, a target that does not start or verify): nothing is saved
 // then. A race cut short later returns its result with the sub-race INCOMPLETE.
-func Race(ctx context.Context, o RaceOptions) (RaceResult, error) {
+func Race(ctx context.Context, o RaceOptions) (Result[RaceSet], error) {
+	incomplete := Result[RaceSet]{Summary: &RaceSet{Verdict: session.Incomplete}}
 	rs, err := newRaceSession(ctx, o)
 	if err != nil {
-		return RaceResult{Verdict: session.Incomplete}, err
+		return incomplete, err
 	}
 	defer rs.st.close()
-	res := RaceResult{Dir: rs.dir}
+	set := &RaceSet{}
 	for ri, r := range rs.races {
 		s, err := rs.runOne(ctx, ri, r)
 		if err != nil {
-			return RaceResult{Verdict: session.Incomplete}, err
+			return incomplete, err
 		}
-		res.Summaries = append(res.Summaries, s)
+		set.Summaries = append(set.Summaries, s)
 	}
-	res.Verdict = session.Pass
-	for _, s := range res.Summaries {
-		res.Verdict = gate.Worst(res.Verdict, s.Verdict)
+	set.Verdict = session.Pass
+	for _, s := range set.Summaries {
+		set.Verdict = gate.Worst(set.Verdict, s.Verdict)
 	}
 	if len(rs.races) > 1 {
-		res.Index = rs.writeIndex(res)
+		set.Index = rs.writeIndex(set)
 	}
-	res.WriteErr = rs.writeErr
-	return res, nil
+	return Result[RaceSet]{Dir: rs.dir, Summary: set, WriteErr: rs.writeErr}, nil
 }
 
 // newRaceSession checks o, sets the race up (setUp), checks the two sides serve with equal
@@ -388,7 +377,7 @@ func (rs *raceSession) keep(err error) {
 }
 
 // writeIndex writes a race set's index.json and manifest.json, and returns the index.
-func (rs *raceSession) writeIndex(res RaceResult) *session.Index {
+func (rs *raceSession) writeIndex(res *RaceSet) *session.Index {
 	ix := &session.Index{Kind: "race-set", Verdict: res.Verdict, Started: rs.st.started, Finished: time.Now().UTC()}
 	for i, s := range res.Summaries {
 		name := rs.races[i].Name

@@ -151,16 +151,12 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	out := newSessionOutput(stderr)
 	o.Target, o.DB, o.ServerLog, o.Events = a.target, *a.db, stderr, out.event
-	rep, err := kinds.Counters(ctx, o)
+	res, err := kinds.Counters(ctx, o)
 	out.done()
-	if errors.Is(err, kinds.ErrNoCounters) {
-		writeCountersReport(stdout, rep, a.asJSON, a.show)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, kinds.ErrNoCounters) {
 		return fail("%s", flagWords(err))
 	}
-	writeCountersReport(stdout, rep, a.asJSON, a.show)
-	return 0
+	return finish("counters", a.asJSON, res.Summary, func() { writeCountersReport(stdout, res.Summary, a.show) }, 0, stdout, stderr, err)
 }
 
 // foldCommand is `bindrace counters --fold FILE`: a perf.data recorded elsewhere, folded into
@@ -211,13 +207,7 @@ func parseCountersFlags(fs *pflag.FlagSet, args []string, stdout, stderr io.Writ
 }
 
 // writeCountersReport prints what counters measured: the JSON object, or tables.
-func writeCountersReport(w io.Writer, r *kinds.CountersReport, asJSON bool, show tableSizes) {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(r)
-		return
-	}
+func writeCountersReport(w io.Writer, r *kinds.CountersReport, show tableSizes) {
 	fmt.Fprintf(w, "%s, scenario %s, mode %s", r.Target, r.Scenario, r.Mode)
 	switch r.Mode {
 	case "cachegrind":

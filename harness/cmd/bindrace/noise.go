@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/kinds"
+	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/session"
 )
 
@@ -54,14 +54,13 @@ func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "calibrate", *target))
 	}
 	so := newSessionOutput(stderr)
-	cal, err := kinds.Calibrate(ctx, kinds.CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
+	res, err := kinds.Calibrate(ctx, kinds.CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
 		Out: dir, Command: os.Args, Events: so.event})
 	so.done()
-	if err != nil {
+	if res.Summary == nil {
 		return fail(stderr, "calibrate", err)
 	}
-	printCalibration(cal, dir, stdout)
-	return 0
+	return finish("calibrate", false, res.Summary, func() { printCalibration(res.Summary, dir, stdout) }, 0, stdout, stderr, res.WriteErr, err)
 }
 
 // printCalibration prints each slowdown's verdicts and median deltas, and where the file is.
@@ -112,32 +111,29 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	if *noASLR {
 		wrap = []string{"setarch", "-R"}
 	}
-	no := kinds.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Wrap: wrap, ServerLog: logw}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "noise", *target))
+	}
+	no := kinds.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Wrap: wrap, Out: dir, ServerLog: logw}
 	if err := no.Check(); err != nil {
 		return fail(stderr, "noise", err)
 	}
 	so := newSessionOutput(stderr)
 	no.Events = so.event
-	n, err := kinds.MeasureNoise(ctx, no)
+	res, err := kinds.MeasureNoise(ctx, no)
 	so.done()
-	if n == nil {
+	if res.Summary == nil {
 		return fail(stderr, "noise", err)
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "noise", *target))
-	}
-	path, werr := kinds.WriteNoise(dir, n)
-	if err != nil || werr != nil {
-		fmt.Fprintf(stderr, "bindrace noise: %s (what was measured is in %s)\n", flagWords(errors.Join(err, werr)), dir)
-		return 2
-	}
-	if *asJSON {
-		session.PrintJSON(stdout, n)
-		return 0
-	}
+	return finish("noise", *asJSON, res.Summary, func() { printNoise(res, *procs, p, stdout) }, 0, stdout, stderr, res.WriteErr, err)
+}
+
+// printNoise prints each level's spread and share of a window's variance, and where the file is.
+func printNoise(res kinds.Result[kinds.Noise], procs int, p *profile.Profile, stdout io.Writer) {
+	n := res.Summary
 	fmt.Fprintf(stdout, "%s, %s, %d connections × pipelining %d, %s load generator, %d processes × %d windows of %s\n\n",
-		n.Target, n.Scenario, n.Shape.Connections, n.Shape.Pipelining, n.Loadgen, *procs, p.Windows, p.Duration.D())
+		n.Target, n.Scenario, n.Shape.Connections, n.Shape.Pipelining, n.Loadgen, procs, p.Windows, p.Duration.D())
 	fmt.Fprintf(stdout, "%-36s %8s %14s %6s %14s\n", "level", "CV", "per CPU-s CV", "n", "share of var.")
 	for _, l := range n.Levels {
 		share := "—"
@@ -150,6 +146,5 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%-36s %7.2f%% %14s %6d %14s\n", l.Level, l.CVPct, perCPU, l.N, share)
 	}
-	fmt.Fprintf(stdout, "\nwrote %s\n", path)
-	return 0
+	fmt.Fprintf(stdout, "\nwrote %s\n", filepath.Join(res.Dir, "noise.json"))
 }

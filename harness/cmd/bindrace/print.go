@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,22 +11,30 @@ import (
 	"github.com/bindrace/bindrace/harness/session"
 )
 
-// finishSession ends a matrix, scale or sweep: a file that could not be written is said first,
-// then the session printed: its summary.json with --json, else by print. The exit status is 2
-// when the session is incomplete or a file could not be written, else 0.
-func finishSession(cmd, incomplete string, werr error, summary any, asJSON bool, stdout, stderr io.Writer, print func()) int {
-	if werr != nil {
-		fmt.Fprintf(stderr, "bindrace %s: %v\n", cmd, werr)
-	}
+// finish ends every session command the same way: the session's record printed (record as
+// JSON with --json, else by print), then each problem that kept it from being whole (a file
+// not written, why it stopped early) on stderr with exit status 2; without one, code.
+func finish(cmd string, asJSON bool, record any, print func(), code int, stdout, stderr io.Writer, problems ...error) int {
 	if asJSON {
-		session.PrintJSON(stdout, summary)
+		session.PrintJSON(stdout, record)
 	} else {
 		print()
 	}
-	if incomplete != "" || werr != nil {
-		return 2
+	for _, p := range problems {
+		if p != nil {
+			fmt.Fprintf(stderr, "bindrace %s: %s\n", cmd, flagWords(p))
+			code = 2
+		}
 	}
-	return 0
+	return code
+}
+
+// incomplete is why a session stopped early, as a problem for finish (nil: it did not).
+func incomplete(why string) error {
+	if why == "" {
+		return nil
+	}
+	return errors.New("incomplete: " + why)
 }
 
 // printWarnings prints a session's warnings, indented, on stderr.

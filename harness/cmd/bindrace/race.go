@@ -54,26 +54,21 @@ func raceCommand(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "race", err)
 		}
-		printRace(res, sf.json, stdout, stderr)
-		code := gate.ExitCode(res.Verdict)
-		if werr := out.err(res.WriteErr); werr != nil {
-			fmt.Fprintf(stderr, "bindrace race: results incomplete on disk: %v\n", werr)
-			code = 2
+		set := res.Summary
+		var record any = set.Summaries[0]
+		if set.Index != nil {
+			record = raceSetJSON{Index: *set.Index, Summaries: set.Summaries}
 		}
-		return code
+		return finish("race", sf.json, record, func() { printRace(res, stdout, stderr) }, gate.ExitCode(set.Verdict), stdout, stderr, out.err(res.WriteErr))
 	})
 }
 
-// printRace prints a race's result: summary.json (or a set's index with every summary) with
-// JSON; else the reasons, the resolving power and the warnings on stderr, and the headline last
-// on stdout (a set: each race's headline, then the overall one).
-func printRace(res kinds.RaceResult, asJSON bool, stdout, stderr io.Writer) {
-	if res.Index == nil {
-		s := res.Summaries[0]
-		if asJSON {
-			session.PrintJSON(stdout, s)
-			return
-		}
+// printRace prints a race's result: the reasons, the resolving power and the warnings on
+// stderr, and the headline last on stdout (a set: each race's headline, then the overall one).
+func printRace(res kinds.Result[kinds.RaceSet], stdout, stderr io.Writer) {
+	set := res.Summary
+	if set.Index == nil {
+		s := set.Summaries[0]
 		for _, r := range s.Reasons {
 			fmt.Fprintf(stderr, "  %s\n", r)
 		}
@@ -86,15 +81,11 @@ func printRace(res kinds.RaceResult, asJSON bool, stdout, stderr io.Writer) {
 		fmt.Fprintln(stdout, s.Headline)
 		return
 	}
-	if asJSON {
-		session.PrintJSON(stdout, raceSetJSON{Index: *res.Index, Summaries: res.Summaries})
-		return
-	}
-	for i, s := range res.Summaries {
-		fmt.Fprintf(stdout, "%s: %s\n", res.Index.Sessions[i].Name, s.Headline)
+	for i, s := range set.Summaries {
+		fmt.Fprintf(stdout, "%s: %s\n", set.Index.Sessions[i].Name, s.Headline)
 	}
 	fmt.Fprintf(stderr, "results: %s\n", res.Dir)
-	fmt.Fprintln(stdout, res.Index.Headline)
+	fmt.Fprintln(stdout, set.Index.Headline)
 }
 
 // raceSetJSON is what race --json prints for a race set: the index with every summary.
@@ -127,8 +118,8 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "matrix", err)
 		}
-		return finishSession("matrix", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, sf.json, stdout, stderr, func() {
+		return finish("matrix", sf.json, res.Summary, func() {
 			printMatrix(res, stdout, stderr)
-		})
+		}, 0, stdout, stderr, out.err(res.WriteErr), incomplete(res.Summary.Incomplete))
 	})
 }

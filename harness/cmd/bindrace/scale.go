@@ -54,9 +54,9 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "scale", err)
 	}
-	return finishSession("scale", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, of.json, stdout, stderr, func() {
+	return finish("scale", of.json, res.Summary, func() {
 		printScale(res, stdout, stderr)
-	})
+	}, 0, stdout, stderr, out.err(res.WriteErr), incomplete(res.Summary.Incomplete))
 }
 
 // addScaleFlags registers the profile flags a scale takes: the matrix's, less --threads (a

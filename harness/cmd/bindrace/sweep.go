@@ -63,7 +63,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}
-	return finishSession("sweep", res.Summary.Incomplete, out.err(res.WriteErr), res.Summary, of.json, stdout, stderr, func() {
+	return finish("sweep", of.json, res.Summary, func() {
 		printSweep(res, stdout, stderr)
-	})
+	}, 0, stdout, stderr, out.err(res.WriteErr), incomplete(res.Summary.Incomplete))
 }

@@ -110,21 +110,8 @@ func raceFixture(a string) (session.Summary, session.Raw, map[string]any) {
 				"branch-misses": "no PMU on this host: perf_event_open(branch-misses): no such file or directory",
 			},
 		},
-		Decision: session.Decision{
-			Verdict:  session.Pass,
-			Headline: fmt.Sprintf("PASS: %s %+.2f%% vs uws (95%% CI +10.9%% … +12.8%%), p99 −8.7%%", a, med),
-			Reasons: []string{
-				fmt.Sprintf("median throughput delta %+.2f%% ≥ −2.00%% (CI +10.90%% … +12.80%%, entirely above)", med),
-				"p99 delta −8.72% ≤ +10.00%",
-				"errors 0 ≤ 0",
-			},
-			Checks: []session.Check{
-				{Metric: "rps", Verdict: session.Pass, Delta: ptr(med), Interval: &[2]float64{10.9, 12.8}, Confidence: ptr(0.9785), Limit: -2, Bound: "min", N: 10, Reason: "throughput"},
-				{Metric: "p99_ms", Verdict: session.Pass, Delta: ptr(-8.72), Interval: &[2]float64{-10.4, -6.9}, Confidence: ptr(0.9785), Limit: 10, Bound: "max", N: 10, Reason: "p99"},
-				{Metric: "errors", Verdict: session.Pass, Delta: ptr(0), Limit: 0, Bound: "max", Reason: "errors"},
-			},
-		},
 	}
+	sum.Decision = fixtureDecision(a, med)
 	// The runtime table as stats stores it (the page computes nothing).
 	var runsA, runsB []session.Run
 	for _, p := range pairs {
@@ -603,5 +590,23 @@ func checkPairCards(t *testing.T, dom string, sum session.Summary) {
 				t.Errorf("pair %d: %s shows %q, want %q", i+1, tid, got, want)
 			}
 		}
+	}
+}
+
+// fixtureDecision is the fixture's verdict: a PASS on throughput for a, its median delta med.
+func fixtureDecision(a string, med float64) session.Decision {
+	return session.Decision{
+		Verdict:  session.Pass,
+		Headline: fmt.Sprintf("PASS: %s %+.2f%% vs uws (95%% CI +10.9%% … +12.8%%), p99 −8.7%%", a, med),
+		Reasons: []string{
+			fmt.Sprintf("median throughput delta %+.2f%% ≥ −2.00%% (CI +10.90%% … +12.80%%, entirely above)", med),
+			"p99 delta −8.72% ≤ +10.00%",
+			"errors 0 ≤ 0",
+		},
+		Checks: []session.Check{
+			{Metric: "rps", Verdict: session.Pass, Delta: ptr(med), Interval: &[2]float64{10.9, 12.8}, Confidence: ptr(0.9785), Limit: -2, Bound: "min", N: 10, Reason: "throughput"},
+			{Metric: "p99_ms", Verdict: session.Pass, Delta: ptr(-8.72), Interval: &[2]float64{-10.4, -6.9}, Confidence: ptr(0.9785), Limit: 10, Bound: "max", N: 10, Reason: "p99"},
+			{Metric: "errors", Verdict: session.Pass, Delta: ptr(0), Limit: 0, Bound: "max", Reason: "errors"},
+		},
 	}
 }
