@@ -17,13 +17,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/bindrace/bindrace/scripts/internal/golint"
 )
 
 // allowed are the literals that may name a flag, by file (slash-separated, from the
@@ -57,37 +57,33 @@ func (f finding) String() string {
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: domainflags dir...")
-		os.Exit(2)
-	}
 	used := map[[2]string]bool{}
-	bad := 0
-	for _, dir := range os.Args[1:] {
+	var dirs int
+	golint.Main("domainflags", os.Args[1:], func(dir string) ([]problem, error) {
 		found, err := checkTree(dir)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "domainflags:", err)
-			os.Exit(2)
-		}
+		var out []problem
 		for _, f := range found {
 			file := filepath.ToSlash(f.pos.Filename)
 			if _, ok := allowed[file][f.flag]; ok {
 				used[[2]string{file, f.flag}] = true
 				continue
 			}
-			fmt.Fprintf(os.Stderr, "%s: name the setting ({name} in a setting.Error, or the profile key in words)\n", f)
-			bad++
+			out = append(out, problem(fmt.Sprintf("%s: name the setting ({name} in a setting.Error, or the profile key in words)", f)))
 		}
-	}
-	for _, s := range stale(used) {
-		fmt.Fprintf(os.Stderr, "%s: allowlisted but not found: remove it from the allowlist\n", s)
-		bad++
-	}
-	if bad > 0 {
-		os.Exit(1)
-	}
-	fmt.Println("domainflags: no domain package names a flag outside the allowlist")
+		// After the last folder, the allowlist's entries none of them used.
+		if dirs++; dirs == len(os.Args)-1 {
+			for _, s := range stale(used) {
+				out = append(out, problem(s+": allowlisted but not found: remove it from the allowlist"))
+			}
+		}
+		return out, err
+	}, "domainflags: no domain package names a flag outside the allowlist")
 }
+
+// problem is one line the lint prints.
+type problem string
+
+func (p problem) String() string { return string(p) }
 
 // stale are the allowlist's entries no literal used, as "file: flag", sorted.
 func stale(used map[[2]string]bool) []string {
@@ -107,20 +103,8 @@ func stale(used map[[2]string]bool) []string {
 // out.
 func checkTree(dir string) ([]finding, error) {
 	var out []finding
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && (d.Name() == "testdata" || d.Name() == "cmd"):
-			return filepath.SkipDir
-		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	files := golint.Files{SkipDir: map[string]bool{"testdata": true, "cmd": true}, Mode: parser.SkipObjectResolution}
+	err := files.Walk(dir, func(fset *token.FileSet, _ string, file *ast.File) error {
 		out = append(out, checkFile(fset, file)...)
 		return nil
 	})

@@ -12,10 +12,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/bindrace/bindrace/scripts/internal/golint"
 )
 
 const directive = "//funclen:long"
@@ -35,40 +34,14 @@ func (f finding) String() string {
 func main() {
 	limit := flag.Int("max", 80, "longest allowed function, in lines")
 	flag.Parse()
-	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: funclen [-max N] dir...")
-		os.Exit(2)
-	}
-	var all []finding
-	for _, dir := range flag.Args() {
-		found, err := checkTree(dir, *limit)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "funclen:", err)
-			os.Exit(2)
-		}
-		all = append(all, found...)
-	}
-	for _, f := range all {
-		fmt.Fprintln(os.Stderr, f)
-	}
-	if len(all) > 0 {
-		os.Exit(1)
-	}
-	fmt.Printf("funclen: no function over %d lines without %s\n", *limit, directive)
+	golint.Main("funclen", flag.Args(), func(dir string) ([]finding, error) { return checkTree(dir, *limit) },
+		fmt.Sprintf("funclen: no function over %d lines without %s", *limit, directive))
 }
 
 // checkTree checks every .go file under dir.
 func checkTree(dir string, limit int) ([]finding, error) {
 	var out []finding
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return err
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
+	err := golint.Files{Tests: true, Mode: parser.ParseComments}.Walk(dir, func(fset *token.FileSet, _ string, file *ast.File) error {
 		out = append(out, checkFile(fset, file, limit)...)
 		return nil
 	})

@@ -16,11 +16,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bindrace/bindrace/scripts/internal/golint"
 )
 
 const directive = "//methods:many"
@@ -55,40 +55,14 @@ type pkg struct {
 func main() {
 	limit := flag.Int("max", 15, "most methods allowed on a type")
 	flag.Parse()
-	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: methodcount [-max N] dir...")
-		os.Exit(2)
-	}
-	var all []finding
-	for _, dir := range flag.Args() {
-		found, err := checkTree(dir, *limit)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "methodcount:", err)
-			os.Exit(2)
-		}
-		all = append(all, found...)
-	}
-	for _, f := range all {
-		fmt.Fprintln(os.Stderr, f)
-	}
-	if len(all) > 0 {
-		os.Exit(1)
-	}
-	fmt.Printf("methodcount: no type with over %d methods without %s\n", *limit, directive)
+	golint.Main("methodcount", flag.Args(), func(dir string) ([]finding, error) { return checkTree(dir, *limit) },
+		fmt.Sprintf("methodcount: no type with over %d methods without %s", *limit, directive))
 }
 
 // checkTree checks every package folder under dir.
 func checkTree(dir string, limit int) ([]finding, error) {
 	pkgs := map[string]*pkg{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
+	err := golint.Files{Mode: parser.ParseComments}.Walk(dir, func(fset *token.FileSet, path string, file *ast.File) error {
 		folder := filepath.Dir(path)
 		p := pkgs[folder]
 		if p == nil {
