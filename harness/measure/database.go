@@ -148,13 +148,13 @@ func (d *Database) Env() []string {
 	return []string{db.EnvURL + "=" + d.st.URL(), db.EnvPool + "=" + strconv.Itoa(d.o.Pool)}
 }
 
-// Check is what targets.VerifyDB checks against.
-func (d *Database) Check() targets.DBCheck {
+// check is what targets.VerifyDB checks against.
+func (d *Database) check() targets.DBCheck {
 	return targets.DBCheck{URL: d.st.URL(), Sizes: d.st.Dataset.Sizes}
 }
 
-// Reset clones the trial database afresh (nothing may hold a connection to it).
-func (d *Database) Reset(ctx context.Context) error {
+// reset clones the trial database afresh (nothing may hold a connection to it).
+func (d *Database) reset(ctx context.Context) error {
 	_, err := d.st.Reset(ctx)
 	return err
 }
@@ -191,7 +191,7 @@ func (d *Database) verify(ctx context.Context, target, addr string, scs []scenar
 		errs = append(errs, targets.Verify(ctx, target, addr, fixed))
 	}
 	if len(dbs) > 0 {
-		errs = append(errs, targets.VerifyDB(ctx, target, addr, dbs, d.Check()))
+		errs = append(errs, targets.VerifyDB(ctx, target, addr, dbs, d.check()))
 	}
 	return errors.Join(errs...)
 }
@@ -201,7 +201,7 @@ func (d *Database) verify(ctx context.Context, target, addr string, scs []scenar
 func (d *Database) verified(ctx context.Context, scs []scenario.Scenario) error {
 	for _, sc := range scs {
 		if sc.Database != "" {
-			if err := d.Reset(ctx); err != nil {
+			if err := d.reset(ctx); err != nil {
 				return fmt.Errorf("resetting the database after verification: %w", err)
 			}
 			return nil

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -26,6 +27,9 @@ type Config struct {
 	Events    Events
 	// GeneratorCPU reads the load generator's own CPU over every window (Window.Generator).
 	GeneratorCPU bool
+	// OnVerified hears each scenario of the preflight as it is checked (bindrace verify prints
+	// them); nil: nothing does.
+	OnVerified func(target, scenario string, err error)
 }
 
 // Rig measures the runs of one session: it holds the targets resolved, the servers it started
@@ -44,6 +48,7 @@ type Rig struct {
 	generator   bool
 	unsupported *Unsupported
 	rec         *recorder
+	onVerified  func(target, scenario string, err error)
 }
 
 // NewRig resolves every target (an unknown name is an error naming it).
@@ -51,7 +56,7 @@ func NewRig(cfg Config) (*Rig, error) {
 	r := &Rig{plan: cfg.Plan, events: cfg.Events, fleet: cfg.Fleet, serverLog: cfg.ServerLog, backend: plain{},
 		servers: &servers{fleet: cfg.Fleet, serverLog: cfg.ServerLog, events: cfg.Events, living: map[Server]bool{}},
 		targets: map[string]*targets.Target{}, artefact: map[string]int64{}, sides: map[string]session.Side{},
-		generator: cfg.GeneratorCPU, unsupported: &Unsupported{}}
+		generator: cfg.GeneratorCPU, unsupported: &Unsupported{}, onVerified: cfg.OnVerified}
 	r.rec = &recorder{plan: r.plan, targets: r.targets, artefact: r.artefact, events: r.events, probes: r.probes}
 	for _, n := range cfg.Targets {
 		if _, ok := r.targets[n]; ok {
@@ -147,7 +152,14 @@ func (r *Rig) Preflight(ctx context.Context, names []string, scs []scenario.Scen
 		if err != nil {
 			return err
 		}
-		verr := r.backend.verify(ctx, name, srv.Addr(), scs)
+		var verr error
+		for _, sc := range scs {
+			err := r.backend.verify(ctx, name, srv.Addr(), []scenario.Scenario{sc})
+			if r.onVerified != nil {
+				r.onVerified(name, sc.Name, err)
+			}
+			verr = errors.Join(verr, err)
+		}
 		side := session.Side{Target: name, CPUs: r.plan.CPUsServer, Build: build}
 		if inf, err := srv.Info(); err == nil {
 			side.Threads = inf.Threads

@@ -174,68 +174,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// VerifyTargets is `bindrace verify`: each target is started fresh (pinned to cpus, "" = not
-// pinned), every scenario checked, the server stopped. It calls report once per scenario
-// checked (err nil: it passed; else the *Mismatch errors, joined) and once with scenario ""
-// for a target that failed to start or to stop, and returns how many of those calls carried an
-// error. It stops early when ctx is cancelled.
-func VerifyTargets(ctx context.Context, ts []*Target, scs []scenario.Scenario, cpus string,
-	report func(target, scenario string, err error)) (failed int) {
-	return VerifyTargetsDB(ctx, ts, scs, cpus, nil, report)
-}
-
-// VerifyDatabase is the database VerifyTargetsDB checks the database scenarios against.
-type VerifyDatabase interface {
-	Env() []string                   // what a target needs to reach it
-	Check() DBCheck                  // what VerifyDB compares with
-	Reset(ctx context.Context) error // afresh after each target (create-order writes)
-}
-
-// VerifyTargetsDB is VerifyTargets with the database scenarios checked against dbv (VerifyDB),
-// which is reset after each target; dbv nil: as VerifyTargets.
-func VerifyTargetsDB(ctx context.Context, ts []*Target, scs []scenario.Scenario, cpus string, dbv VerifyDatabase,
-	report func(target, scenario string, err error)) (failed int) {
-	defer StopAll()
-	var env []string
-	if dbv != nil {
-		env = dbv.Env()
-	}
-	for _, t := range ts {
-		if ctx.Err() != nil {
-			break
-		}
-		s, err := t.Start(ctx, StartOptions{CPUs: cpus, Env: env})
-		if err != nil {
-			report(t.Name, "", err)
-			failed++
-			continue
-		}
-		for _, sc := range scs {
-			var err error
-			if sc.Database != "" && dbv != nil {
-				err = VerifyDB(ctx, t.Name, s.Addr(), []scenario.Scenario{sc}, dbv.Check())
-			} else {
-				err = Verify(ctx, t.Name, s.Addr(), []scenario.Scenario{sc})
-			}
-			report(t.Name, sc.Name, err)
-			if err != nil {
-				failed++
-			}
-		}
-		if err := s.Stop(); err != nil {
-			report(t.Name, "", err)
-			failed++
-		}
-		if dbv != nil {
-			if err := dbv.Reset(ctx); err != nil {
-				report(t.Name, "", err)
-				failed++
-			}
-		}
-	}
-	return failed
-}
-
 // Mismatches lists the errors a Verify error joins (each a *Mismatch or a failed request), or
 // the error itself.
 func Mismatches(err error) []error {

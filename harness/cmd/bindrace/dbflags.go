@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"io"
-
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/db"
 	"github.com/bindrace/bindrace/harness/measure"
-	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // addDBFlags registers the database scenarios' flags (race, matrix, verify, counters).
@@ -20,20 +16,4 @@ func addDBFlags(fs *pflag.FlagSet) *measure.DBOptions {
 	fs.StringVar(&o.Dir, "db-dir", "", "database scenarios: where the private cluster and its seeded template live (default build/pg, reused between runs)")
 	fs.StringVar(&o.Keys, "keys", "uniform", `database scenarios: how ids are drawn per request: "uniform", "hot" (one id) or "zipf" (skewed)`)
 	return o
-}
-
-// openDB opens the database `bindrace verify` checks the database scenarios against, or
-// `bindrace counters` counts one on, when scs has one (nil, nil otherwise): as a race opens it
-// (a private cluster or --db-url, the template, a fresh trial database), PostgreSQL on
-// clientCPUs ("" = not pinned), its progress lines on stderr.
-func openDB(ctx context.Context, o measure.DBOptions, scs []scenario.Scenario, clientCPUs string, stderr io.Writer) (*measure.Database, error) {
-	for _, sc := range scs {
-		if sc.Database != "" {
-			if err := o.Check(); err != nil {
-				return nil, err
-			}
-			return measure.OpenDatabase(ctx, o, clientCPUs, newSessionOutput(stderr).event)
-		}
-	}
-	return nil, nil
 }

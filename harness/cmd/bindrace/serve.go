@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
+	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -119,37 +120,39 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace verify:", err)
 		return 2
 	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
-	dbv, err := openDB(ctx, *dbo, scs, "", stderr)
-	if err != nil {
-		return fail(stderr, "verify", err)
-	}
-	var dv targets.VerifyDatabase // nil unless a database scenario is checked
-	if dbv != nil {
-		dv = dbv
-		defer dbv.Close()
-	}
-	failed := targets.VerifyTargetsDB(ctx, ts, scs, *cpus, dv, func(target, scen string, err error) {
-		switch {
-		case scen == "":
-			fmt.Fprintln(stderr, "bindrace verify:", err)
-		case err == nil:
-			fmt.Fprintf(stdout, "ok    %s/%s\n", target, scen)
-		default:
-			fmt.Fprintf(stdout, "FAIL  %s/%s\n", target, scen)
-			for _, m := range targets.Mismatches(err) {
-				fmt.Fprintln(stderr, "mismatch:", m)
+	dbo.Log = stderr
+	out := newSessionOutput(stderr)
+	defer out.done()
+	res, err := kinds.Verify(ctx, kinds.VerifyOptions{Targets: names, Scenarios: scs, CPUs: *cpus, DB: *dbo, Events: out.event,
+		Report: func(target, scen string, err error) {
+			switch {
+			case scen == "":
+				fmt.Fprintln(stderr, "bindrace verify:", err)
+			case err == nil:
+				fmt.Fprintf(stdout, "ok    %s/%s\n", target, scen)
+			default:
+				fmt.Fprintf(stdout, "FAIL  %s/%s\n", target, scen)
+				for _, m := range targets.Mismatches(err) {
+					fmt.Fprintln(stderr, "mismatch:", m)
+				}
 			}
-		}
-	})
-	if ctx.Err() != nil {
+		}})
+	switch {
+	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "bindrace verify: interrupted")
 		return 2
+	case err != nil:
+		return fail(stderr, "verify", err)
 	}
-	if failed > 0 {
-		fmt.Fprintf(stderr, "bindrace verify: %d failure(s)\n", failed)
-		return 2
+	var failures error
+	if n := res.Summary.Failed; n > 0 {
+		failures = fmt.Errorf("%d failure(s)", n)
 	}
-	return 0
+	return finish("verify", false, res.Summary, func() {}, 0, stdout, stderr, failures)
 }
