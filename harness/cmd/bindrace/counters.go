@@ -214,9 +214,14 @@ func writeCountersReport(w io.Writer, r *kinds.CountersReport, show tableSizes) 
 		fmt.Fprintf(w, ", N=%d (runs of N and 2N requests)", r.N)
 	case "syscalls":
 		fmt.Fprintf(w, ", N=%d requests counted, paced", r.N)
+	case counters.ModeRSSGrowth:
+		fmt.Fprintf(w, ", N=%d responses after the warm-up, paced", r.N)
 	}
 	fmt.Fprintf(w, ", %d connections × pipelining %d\n", r.Connections, r.Pipelining)
-	fmt.Fprintf(w, "responses %d, window %.3f s", r.Responses, r.WindowS)
+	fmt.Fprintf(w, "responses %d", r.Responses)
+	if r.WindowS > 0 { // rss-growth reads along its run, without a window
+		fmt.Fprintf(w, ", window %.3f s", r.WindowS)
+	}
 	if r.ServerCPUSeconds > 0 {
 		fmt.Fprintf(w, ", server CPU %.3f s (/proc)", r.ServerCPUSeconds)
 	}

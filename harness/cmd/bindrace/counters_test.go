@@ -190,3 +190,25 @@ func TestCountersFold(t *testing.T) {
 		t.Errorf("table %+v", tab)
 	}
 }
+
+// TestCountersRSSGrowth: --mode rss-growth counts the resident set along a paced run and prints
+// its growth with its resolution and the reads it rests on, as JSON or as a table.
+func TestCountersRSSGrowth(t *testing.T) {
+	args := []string{"--target", "fasthttp", "--mode", "rss-growth", "--n", "20000", "--cpus-client", "none", "--cpus-server", "none"}
+	var out, errb bytes.Buffer
+	if code := countersCommand(append(args, "--json"), &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	var r kinds.CountersReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("stdout not JSON: %v\n%s", err, out.String())
+	}
+	if _, ok := r.PerResponse["rss-growth"]; !ok || r.Resolution["rss-growth"] <= 0 || len(r.RSSReads) != 11 || r.RSSReads[10].Responses != 20000 {
+		t.Errorf("report %+v", r)
+	}
+	out.Reset()
+	if code := countersCommand(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "mode rss-growth, N=20000 responses after the warm-up") ||
+		!strings.Contains(out.String(), "rss-growth: the resident set's growth per 100k responses") || strings.Contains(out.String(), "window") {
+		t.Errorf("exit %d, table:\n%s", code, out.String())
+	}
+}
