@@ -123,4 +123,3 @@ func calibrateRow(ctx context.Context, o CalibrateOptions, slow int) (Calibratio
 	}
 	return row, nil
 }
-

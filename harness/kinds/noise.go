@@ -69,7 +69,7 @@ type NoiseOptions struct {
 	Profile   *profile.Profile
 	Processes int
 	Wrap      []string // server command prefix, e.g. setarch -R
-	Out       string // the directory noise.json goes to
+	Out       string   // the directory noise.json goes to
 	ServerLog io.Writer
 	Events    measure.Events
 }

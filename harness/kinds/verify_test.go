@@ -7,26 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/targets"
 )
-
-// hiServer answers every GET with "hi": it starts like a scenario server and serves no scenario
-// but ping's readiness.
-const hiServer = `import http.server, sys
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        b = b"hi"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(b)))
-        self.end_headers()
-        self.wfile.write(b)
-    def log_message(self, *a):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-`
 
 // TestVerify (`bindrace verify`): every scenario of the Go targets passes, each reported; a
 // wrong server's mismatches are reported scenario by scenario and counted, and the targets
@@ -64,7 +48,7 @@ func TestVerify(t *testing.T) {
 	}
 
 	srv := filepath.Join(t.TempDir(), "hi.py")
-	if err := os.WriteFile(srv, []byte(hiServer), 0o644); err != nil {
+	if err := os.WriteFile(srv, []byte(testbin.HiServer), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	checks, failed = verify([]string{"cmd:python3 " + srv + " {port}", "nethttp"}, "ping", "params", "ws-echo")

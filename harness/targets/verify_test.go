@@ -8,25 +8,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
-// hiServer answers every GET with "hi" and nothing else: it starts like a scenario server and is
-// wrong for every other scenario.
-const hiServer = `import http.server, sys
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        b = b"hi"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(b)))
-        self.end_headers()
-        self.wfile.write(b)
-    def log_message(self, *a):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-`
+// hiServer answers every GET with "hi" (testbin.HiServer).
+const hiServer = testbin.HiServer
 
 func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
 

@@ -12,7 +12,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"strings"
 
 	"github.com/bindrace/bindrace/scripts/internal/golint"
 )
@@ -58,7 +57,7 @@ func checkFile(fset *token.FileSet, file *ast.File, limit int) []finding {
 		}
 		start := fset.Position(fn.Pos())
 		lines := fset.Position(fn.End()).Line - start.Line + 1
-		marked, reason := longDirective(fn.Doc)
+		marked, reason := golint.Directive(fn.Doc, directive)
 		f := finding{pos: start, name: fn.Name.Name, lines: lines}
 		switch {
 		case marked && reason == "":
@@ -73,17 +72,4 @@ func checkFile(fset *token.FileSet, file *ast.File, limit int) []finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-// longDirective reports whether the doc comment carries the directive, and its reason.
-func longDirective(doc *ast.CommentGroup) (bool, string) {
-	if doc == nil {
-		return false, ""
-	}
-	for _, c := range doc.List {
-		if rest, ok := strings.CutPrefix(c.Text, directive); ok && (rest == "" || rest[0] == ' ') {
-			return true, strings.TrimSpace(rest)
-		}
-	}
-	return false, ""
 }

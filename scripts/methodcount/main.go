@@ -18,7 +18,6 @@ import (
 	"go/token"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/bindrace/bindrace/scripts/internal/golint"
 )
@@ -113,7 +112,7 @@ func (p *pkg) add(fset *token.FileSet, file *ast.File) {
 				}
 				t := p.typ(ts.Name.Name)
 				t.decl = fset.Position(ts.Pos())
-				t.marked, t.reason = manyDirective(doc)
+				t.marked, t.reason = golint.Directive(doc, directive)
 			}
 		case *ast.FuncDecl:
 			if d.Recv == nil || len(d.Recv.List) == 0 {
@@ -187,17 +186,4 @@ func receiverName(expr ast.Expr) string {
 			return fmt.Sprintf("%T", e) // not valid Go; the compiler will say so
 		}
 	}
-}
-
-// manyDirective reports whether the doc comment carries the directive, and its reason.
-func manyDirective(doc *ast.CommentGroup) (bool, string) {
-	if doc == nil {
-		return false, ""
-	}
-	for _, c := range doc.List {
-		if rest, ok := strings.CutPrefix(c.Text, directive); ok && (rest == "" || rest[0] == ' ') {
-			return true, strings.TrimSpace(rest)
-		}
-	}
-	return false, ""
 }

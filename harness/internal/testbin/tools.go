@@ -31,3 +31,21 @@ func TracepointsCounted(t *testing.T, why string) {
 		t.Skipf("this machine refuses the tracepoints: %s", why)
 	}
 }
+
+// HiServer is a Python server for `python3 FILE PORT` that answers every GET on 127.0.0.1 with
+// "hi" and nothing else: it starts like a scenario server (GET / is what readiness asks) and
+// serves no scenario, so tests of starting, verifying and refusing use it.
+const HiServer = `import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        b = b"hi"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+`

@@ -65,3 +65,17 @@ func Main[P fmt.Stringer](name string, dirs []string, check func(dir string) ([]
 	}
 	fmt.Println(clean)
 }
+
+// Directive reports whether a doc comment carries the directive (a line "//name:word <why>"),
+// and its reason: how a lint lets a declaration break its rule with the why beside the code.
+func Directive(doc *ast.CommentGroup, directive string) (bool, string) {
+	if doc == nil {
+		return false, ""
+	}
+	for _, c := range doc.List {
+		if rest, ok := strings.CutPrefix(c.Text, directive); ok && (rest == "" || rest[0] == ' ') {
+			return true, strings.TrimSpace(rest)
+		}
+	}
+	return false, ""
+}
