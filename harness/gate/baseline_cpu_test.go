@@ -56,6 +56,7 @@ func TestGateBaselineCPU(t *testing.T) {
 		}
 		s := withCounts(2220, 7700)
 		s.CountedCPU = c.cur
+		Apply(s, nil) // as the race that saved it did
 		race := filepath.Join(dir, "race")
 		if err := os.Mkdir(race, 0o755); err != nil {
 			t.Fatal(err)

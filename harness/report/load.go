@@ -31,38 +31,19 @@ type sessionDir struct {
 
 func load(dir string) (*sessionDir, error) {
 	sd := &sessionDir{dir: dir}
+	path := filepath.Join(dir, session.SummaryFile)
 	var err error
-	if sd.summaryJSON, err = os.ReadFile(filepath.Join(dir, "summary.json")); err != nil {
+	if sd.summaryJSON, err = os.ReadFile(path); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var kind struct {
-		Kind string `json:"kind"`
+	if err := sd.decodeSummary(path); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := json.Unmarshal(sd.summaryJSON, &kind); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, "summary.json"), err)
-	}
-	switch kind.Kind {
-	case "matrix":
-		sd.matrix = &session.Matrix{}
-		err = json.Unmarshal(sd.summaryJSON, sd.matrix)
-	case "sweep":
-		sd.sweep = &session.Sweep{}
-		err = json.Unmarshal(sd.summaryJSON, sd.sweep)
-	case "scale":
-		sd.scale = &session.Scale{}
-		err = json.Unmarshal(sd.summaryJSON, sd.scale)
-	default:
-		sd.race = &session.Summary{}
-		err = json.Unmarshal(sd.summaryJSON, sd.race)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, "summary.json"), err)
-	}
-	if sd.rawJSON, err = readOptional(filepath.Join(dir, "raw.json"), &sd.raw); err != nil {
+	if sd.rawJSON, sd.raw, err = readOptional(filepath.Join(dir, session.RawFile), session.DecodeRaw); err != nil {
 		return nil, err
 	}
 	var manifest *map[string]any
-	if sd.manifestJSON, err = readOptional(filepath.Join(dir, "manifest.json"), &manifest); err != nil {
+	if sd.manifestJSON, manifest, err = readOptional(filepath.Join(dir, session.ManifestFile), decodeManifest); err != nil {
 		return nil, err
 	}
 	if manifest != nil {
@@ -71,22 +52,49 @@ func load(dir string) (*sessionDir, error) {
 	return sd, nil
 }
 
-// readOptional decodes path into *dst and returns its bytes, leaving both nil when the file
+// decodeSummary decodes summaryJSON, read from path, with its kind's decoder.
+func (sd *sessionDir) decodeSummary(path string) error {
+	kind, err := session.KindOf(path, sd.summaryJSON)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case "matrix":
+		sd.matrix, err = session.DecodeMatrix(path, sd.summaryJSON)
+	case "sweep":
+		sd.sweep, err = session.DecodeSweep(path, sd.summaryJSON)
+	case "scale":
+		sd.scale, err = session.DecodeScale(path, sd.summaryJSON)
+	default:
+		sd.race, err = session.DecodeSummary(path, sd.summaryJSON)
+	}
+	return err
+}
+
+// decodeManifest reads manifest.json free-form: the report only lists what it holds.
+func decodeManifest(path string, b []byte) (*map[string]any, error) {
+	m := new(map[string]any)
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// readOptional decodes path with decode and returns its bytes and value, both nil when the file
 // does not exist.
-func readOptional[T any](path string, dst **T) ([]byte, error) {
+func readOptional[T any](path string, decode func(string, []byte) (*T, error)) ([]byte, *T, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, nil, fmt.Errorf("report: %w", err)
 	}
-	v := new(T)
-	if err := json.Unmarshal(b, v); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
+	v, err := decode(path, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("report: %w", err)
 	}
-	*dst = v
-	return b, nil
+	return b, v, nil
 }
 
 // manifestRows flattens the free-form manifest into sorted "a.b.c" -> value rows: nested objects

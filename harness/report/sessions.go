@@ -54,22 +54,32 @@ func renderOne(w io.Writer, dir, format string) error {
 }
 
 // RewriteSession re-renders a saved session's report files (WriteAll), for each sub-session of
-// a race set.
+// a race set. Every sub-session's files are decoded before any report is written, so a bad one
+// leaves the others' reports as they were.
 func RewriteSession(dir string) error {
 	kind, err := session.Kind(dir)
 	if err != nil {
 		return err
 	}
-	if kind != "race-set" {
-		return WriteAll(dir)
+	dirs := []string{dir}
+	if kind == "race-set" {
+		ix, err := session.LoadIndex(dir)
+		if err != nil {
+			return err
+		}
+		dirs = dirs[:0]
+		for _, e := range ix.Sessions {
+			dirs = append(dirs, filepath.Join(dir, e.Dir))
+		}
 	}
-	ix, err := session.LoadIndex(dir)
-	if err != nil {
-		return err
+	for _, d := range dirs {
+		if _, err := load(d); err != nil {
+			return err
+		}
 	}
 	var errs []error
-	for _, e := range ix.Sessions {
-		errs = append(errs, WriteAll(filepath.Join(dir, e.Dir)))
+	for _, d := range dirs {
+		errs = append(errs, WriteAll(d))
 	}
 	return errors.Join(errs...)
 }

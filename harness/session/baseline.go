@@ -1,10 +1,7 @@
 package session
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -57,36 +54,50 @@ type BaselineEntry struct {
 	RPSPerCPUSecond float64 `json:"rps_per_cpu_second"`
 }
 
-// LoadBaseline reads and checks a baseline file: unreadable, not a baseline or of an unknown
-// schema_version is an error that says which.
-func LoadBaseline(path string) (*Baseline, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+// LoadBaseline reads a baseline file (DecodeBaseline).
+func LoadBaseline(path string) (*Baseline, error) { return loadFile(path, DecodeBaseline) }
+
+// DecodeBaseline decodes and checks a baseline file read from path: not a baseline, of an
+// unknown schema_version, or with an entry that could not have been counted is an error that
+// says which.
+func DecodeBaseline(path string, b []byte) (*Baseline, error) {
 	var head struct {
-		SchemaVersion *int   `json:"schema_version"`
-		Kind          string `json:"kind"`
+		Kind string `json:"kind"`
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("%s is not a baseline: %v", path, err)
+	if err := decodeObject(path, b, &head); err != nil {
+		return nil, err
 	}
 	if head.Kind != BaselineKind {
 		return nil, fmt.Errorf("%s is not a baseline (kind %q, want %q; `bindrace baseline write` makes one)", path, head.Kind, BaselineKind)
 	}
-	if v := head.SchemaVersion; v == nil || *v < oldestBaselineSchema || *v > BaselineSchemaVersion {
-		got := "none"
-		if v != nil {
-			got = fmt.Sprint(*v)
-		}
-		return nil, fmt.Errorf("%s has schema_version %s; this bindrace reads %d to %d", path, got, oldestBaselineSchema, BaselineSchemaVersion)
-	}
 	var base Baseline
-	if err := json.Unmarshal(b, &base); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	if err := decodeObject(path, b, &base); err != nil {
+		return nil, err
 	}
-	if base.Target == "" || len(base.Entries) == 0 {
-		return nil, errors.New(path + ": a baseline needs a target and at least one entry")
+	if err := checkSchema(path, base.SchemaVersion, oldestBaselineSchema, BaselineSchemaVersion); err != nil {
+		return nil, err
+	}
+	if base.Target == "" {
+		return nil, refuse(path, "target", "missing")
+	}
+	if len(base.Entries) == 0 {
+		return nil, refuse(path, "entries", "empty: a baseline holds at least one race's counts")
+	}
+	for i, e := range base.Entries {
+		if err := checkEntry(path, fmt.Sprintf("entries[%d]", i), e); err != nil {
+			return nil, err
+		}
 	}
 	return &base, nil
+}
+
+// checkEntry: an entry names the race it was counted in and holds the count the gate compares.
+func checkEntry(path, field string, e BaselineEntry) error {
+	switch {
+	case e.Scenario == "":
+		return refuse(path, field+".scenario", "missing")
+	case e.Counters["instructions"] <= 0:
+		return refuse(path, field+".counters.instructions", "%g: a baseline entry holds the instructions per response it was counted at", e.Counters["instructions"])
+	}
+	return nil
 }

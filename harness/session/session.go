@@ -95,6 +95,13 @@ type Run struct {
 	Hist string    `json:"hist,omitempty"`
 }
 
+// Valid reports whether a run finished and measured something. A run that crashed or was cut
+// short stays in the session (nothing is dropped quietly) but cannot enter the statistics.
+func (r Run) Valid() bool { return r.Error == "" && r.RPS > 0 }
+
+// Valid reports whether both runs of a pair are valid, so its delta means something.
+func (p Pair) Valid() bool { return p.A.Valid() && p.B.Valid() }
+
 // Window is one measured window of a run: its throughput, the server's CPU and the share of all
 // CPUs' time the hypervisor stole during it (from /proc/stat at its edges), and why it was set
 // aside with its partner window, when it was: a set-aside window counts in none of the run's

@@ -139,42 +139,33 @@ func WriteFile(path string, data []byte) error {
 	return nil
 }
 
-// ReadJSON reads path into v; unknown fields are tolerated (older or newer sessions).
+// ReadJSON reads path, which must hold one JSON object, into v (decodeObject); unknown fields
+// are tolerated (older or newer sessions). The kinds with rules of their own have decoders:
+// LoadSummary, LoadIndex, DecodeRaw, LoadBaseline.
 func ReadJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return decodeObject(path, b, v)
 }
 
-// Kind reads the "kind" of the session in dir: "race", "matrix" or "race-set" (an index of
-// sub-sessions). A path to a summary.json file is accepted too.
+// Kind reads the "kind" of the session in dir: "race", "matrix", "sweep", "scale" (KindOf) or
+// "race-set" (an index of sub-sessions). A path to a summary.json file is accepted too.
 func Kind(dir string) (string, error) {
 	dir = DirOf(dir)
 	if _, err := os.Stat(filepath.Join(dir, IndexFile)); err == nil {
 		return "race-set", nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	path := filepath.Join(dir, SummaryFile)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("%s is not a session directory: no %s or %s", dir, SummaryFile, IndexFile)
 		}
 		return "", err
 	}
-	var k struct {
-		Kind string `json:"kind"`
-	}
-	if err := json.Unmarshal(b, &k); err != nil {
-		return "", fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
-	}
-	if k.Kind == "" {
-		k.Kind = "race"
-	}
-	return k.Kind, nil
+	return KindOf(path, b)
 }
 
 // DirOf accepts a session directory or a file inside it and returns the directory.
@@ -185,32 +176,27 @@ func DirOf(p string) string {
 	return p
 }
 
-// LoadSummary reads summary.json of a race session (dir, or the file itself).
+// LoadSummary reads summary.json of a race session (dir, or the file itself): DecodeSummary.
 func LoadSummary(p string) (*Summary, error) {
 	path := p
 	if st, err := os.Stat(p); err == nil && st.IsDir() {
 		path = filepath.Join(p, SummaryFile)
 	}
-	var s Summary
-	if err := ReadJSON(path, &s); err != nil {
-		return nil, err
-	}
-	if s.Kind != "" && s.Kind != "race" {
-		return nil, fmt.Errorf("%s is a %s session, not a race", path, s.Kind)
-	}
-	return &s, nil
+	return loadFile(path, DecodeSummary)
 }
 
-// LoadIndex reads index.json of a multi-scenario race.
-func LoadIndex(dir string) (*Index, error) { return loadFile[Index](dir, IndexFile) }
+// LoadIndex reads index.json of a multi-scenario race: DecodeIndex.
+func LoadIndex(dir string) (*Index, error) {
+	return loadFile(filepath.Join(DirOf(dir), IndexFile), DecodeIndex)
+}
 
-// loadFile reads the JSON file name of the session in dir (see DirOf).
-func loadFile[T any](dir, name string) (*T, error) {
-	var v T
-	if err := ReadJSON(filepath.Join(DirOf(dir), name), &v); err != nil {
+// loadFile reads path and decodes it with its kind's decoder.
+func loadFile[T any](path string, decode func(string, []byte) (*T, error)) (*T, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
 		return nil, err
 	}
-	return &v, nil
+	return decode(path, b)
 }
 
 // LoadRaceSummaries loads a race session's summaries: one, or each sub-session's of a race set.

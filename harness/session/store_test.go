@@ -13,7 +13,7 @@ func TestWriteLoad(t *testing.T) {
 	if err := CreateDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	s := Summary{Raced: Raced{Kind: "race", A: "binding", B: "uws"}, Figures: Figures{Pairs: []Pair{{Order: "AB", DeltaPct: 3}}}, Decision: Decision{Verdict: Pass}}
+	s := Summary{Raced: Raced{SchemaVersion: SchemaVersion, Kind: "race", A: "binding", B: "uws"}, Figures: Figures{CILevel: 0.95, Pairs: []Pair{{Order: "AB", DeltaPct: 3}}}, Decision: Decision{Verdict: Pass}}
 	if err := WriteJSON(filepath.Join(dir, SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}

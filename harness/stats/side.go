@@ -6,16 +6,12 @@ import (
 	"github.com/bindrace/bindrace/harness/session"
 )
 
-// RunValid reports whether a run finished and measured something. A run that crashed or was
-// cut short stays in the session (nothing is dropped quietly) but cannot enter the statistics.
-func RunValid(r session.Run) bool {
-	return r.Error == "" && r.RPS > 0
-}
+// RunValid reports whether a run finished and measured something (session.Run.Valid: the
+// decoders hold a saved summary's wins to the same rule).
+func RunValid(r session.Run) bool { return r.Valid() }
 
 // PairValid reports whether both runs of a pair are valid, so its delta means something.
-func PairValid(p session.Pair) bool {
-	return RunValid(p.A) && RunValid(p.B)
-}
+func PairValid(p session.Pair) bool { return p.Valid() }
 
 // Field extracts one figure from each valid run, in order.
 func Field(runs []session.Run, f func(session.Run) float64) []float64 {
