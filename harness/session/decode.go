@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unicode"
 )
 
 // Every file a session or a baseline is read from goes through one decoder per kind
@@ -61,13 +62,25 @@ func decodeObject(path string, b []byte, v any) error {
 func jsonProblem(path string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return refuse(path, te.Field, "a JSON %s where a %s is wanted", te.Value, te.Type)
+		return refuse(path, jsonField(te.Field), "a JSON %s where a %s is wanted", te.Value, te.Type)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return refuse(path, "", "not valid JSON at byte %d: %v", se.Offset, err)
 	}
 	return refuse(path, "", "not valid JSON: %v", err)
+}
+
+// jsonField is a decoding error's field as the file names it: without the Go names of embedded
+// records (Figures.wins is wins), which the file never shows (its names are lower case).
+func jsonField(f string) string {
+	var keep []string
+	for _, seg := range strings.Split(f, ".") {
+		if seg != "" && !unicode.IsUpper(rune(seg[0])) {
+			keep = append(keep, seg)
+		}
+	}
+	return strings.Join(keep, ".")
 }
 
 // checkNumbers walks a decoded value: every float within ±maxMagnitude, every integer a count
