@@ -343,6 +343,7 @@ lint-native: | native-sources $(SETUP_STAMP) ## clang-tidy (.clang-tidy) over na
 #
 #   make fuzz                    each libFuzzer target for FUZZ_RUNS executions (10M), capped at
 #                                FUZZ_SECONDS (1800) each, then its exec/s and total
+#   make fuzz-go                 each Go fuzz target (found by scripts/fuzz-go.sh) GO_FUZZ_SECONDS (60)
 #   make fuzz-smoke              each target 7 s (about 30 s for the four); fails on any finding
 #   make test-native             RFC 9112 conformance table (ASan+UBSan), "conformance: N passed, 0 failed"
 #   make test-sanitize           the binding's Go tests on a native core built with ASan+UBSan
@@ -353,8 +354,9 @@ lint-native: | native-sources $(SETUP_STAMP) ## clang-tidy (.clang-tidy) over na
 FUZZ_TARGETS   := http_parser chunked router ws_frame
 FUZZ_RUNS      ?= 10000000
 FUZZ_SECONDS   ?= 1800
-# Go fuzz targets over the binding's request views (their seeds also run in `go test`).
-GO_FUZZ_TARGETS := FuzzQueryValue FuzzRequestViews FuzzAppendUnescaped
+# Go fuzz targets: every func Fuzz* of the binding's and the harness's packages, found by
+# scripts/fuzz-go.sh (their seeds also run in plain `go test`, so in `make test`).
+GO_FUZZ_PKGS    := ./binding/ ./harness/...
 GO_FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 7
 FUZZ_JOBS_ARGS ?=
@@ -377,7 +379,7 @@ FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/artifacts/$(1) && \
     -dict=native/fuzz/$(1).dict -max_len=$(FUZZ_MAXLEN_$(1)) -max_total_time=$(2) -runs=$(3) -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$(1)/ $(FUZZ_JOBS_ARGS)
 
-.PHONY: fuzz-build fuzz fuzz-smoke test-native test-sanitize test-sanitize-selftest
+.PHONY: fuzz-build fuzz fuzz-go fuzz-smoke test-native test-sanitize test-sanitize-selftest
 
 fuzz-build: $(FUZZ_BINS) ## build the libFuzzer targets into build/fuzz/
 
@@ -401,11 +403,10 @@ fuzz: $(FUZZ_BINS) ## run each fuzz target FUZZ_RUNS times (10M; at most FUZZ_SE
 	    END{printf "fuzz: %-12s %10s exec/s  %12s executions%s\n", t, r, n, \
 	        n+0 < want+0 ? "  (stopped by the FUZZ_SECONDS cap before FUZZ_RUNS)" : ""}' build/fuzz/$$t.log; \
 	done
-	@for f in $(GO_FUZZ_TARGETS); do \
-	  echo "==> go fuzz $$f for $(GO_FUZZ_SECONDS) s"; \
-	  $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(GO_FUZZ_SECONDS)s ./binding/ 2>&1 | tail -3; \
-	  [ "$${PIPESTATUS[0]}" = 0 ] || { echo "fuzz: $$f FOUND A BUG (input in binding/testdata/fuzz/$$f/)" >&2; exit 1; }; \
-	done
+	@$(MAKE) --no-print-directory fuzz-go
+
+fuzz-go: | $(SETUP_STAMP) ## run every Go fuzz target (func Fuzz* in binding/ and harness/) GO_FUZZ_SECONDS (60) each; exec/s and total
+	GO=$(GO) scripts/fuzz-go.sh $(GO_FUZZ_SECONDS) $(GO_FUZZ_PKGS)
 
 fuzz-smoke: $(FUZZ_BINS) ## run each fuzz target FUZZ_SMOKE_SECONDS (7); fail on any finding
 	@for t in $(FUZZ_TARGETS); do \

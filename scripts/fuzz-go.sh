@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target (func FuzzX(f *testing.F)) of the given packages for SECONDS each,
+# one after the other, and prints its executions per second and total executions; exits 1 on
+# the first finding, naming where Go saved the input. Targets are read from each package's test
+# files as `go list` selects them (build tags applied), so a target added to any package is run
+# without editing this script or the Makefile. Not `go test -list`: that runs each package's
+# TestMain, and some build servers or set up a network lab before listing anything.
+#
+#   scripts/fuzz-go.sh SECONDS PACKAGES...      (make fuzz-go: ./binding/ ./harness/...)
+#
+# -fuzzminimizetime is kept short: Go's default spends up to 60 s minimizing each new
+# interesting input, and a saved session is kilobytes, so a run would mostly minimize.
+set -euo pipefail
+secs=$1
+shift
+GO=${GO:-go}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# "package target" per line.
+targets=$("$GO" list -f '{{.ImportPath}}{{range .TestGoFiles}} {{$.Dir}}/{{.}}{{end}}{{range .XTestGoFiles}} {{$.Dir}}/{{.}}{{end}}' "$@" |
+  while read -r pkg files; do
+    [ -z "$files" ] || grep -ho '^func Fuzz[A-Za-z0-9_]*([A-Za-z_][A-Za-z0-9_]* \*testing\.F)' $files | sed -E "s|^func (Fuzz[A-Za-z0-9_]*)\(.*|$pkg \1|"
+  done)
+[ -n "$targets" ] || { echo "fuzz-go: no fuzz targets in $*" >&2; exit 1; }
+
+while read -r pkg target; do
+  echo "==> go fuzz $target ($pkg) for $secs s"
+  if ! "$GO" test -run '^$' -fuzz "^$target\$" -fuzztime "${secs}s" -fuzzminimizetime 5s "$pkg" >"$log" 2>&1; then
+    tail -30 "$log"
+    dir=$("$GO" list -f '{{.Dir}}' "$pkg")
+    echo "fuzz-go: $target FOUND A BUG (input in $dir/testdata/fuzz/$target/)" >&2
+    exit 1
+  fi
+  # The last progress line holds the totals: "fuzz: elapsed: 61s, execs: 1234567 (20000/sec), ...".
+  awk -v t="$target" '/^fuzz: elapsed:/ {s = $3; n = $5} END {
+      gsub(/[s,]/, "", s); gsub(/,/, "", n)
+      printf "fuzz-go: %-24s %10.0f exec/s  %12d executions\n", t, (s > 0 ? n / s : 0), n }' "$log"
+done <<<"$targets"
