@@ -32,8 +32,17 @@ while read -r pkg target; do
     echo "fuzz-go: $target FOUND A BUG (input in $dir/testdata/fuzz/$target/)" >&2
     exit 1
   fi
-  # The last progress line holds the totals: "fuzz: elapsed: 61s, execs: 1234567 (20000/sec), ...".
-  awk -v t="$target" '/^fuzz: elapsed:/ {s = $3; n = $5} END {
-      gsub(/[s,]/, "", s); gsub(/,/, "", n)
-      printf "fuzz-go: %-24s %10.0f exec/s  %12d executions\n", t, (s > 0 ? n / s : 0), n }' "$log"
+  # The last progress line holds the totals: "fuzz: elapsed: 1m1s, execs: 1234567 (20000/sec), ...".
+  awk -v t="$target" '
+    function seconds(d,  s, u) {
+      for (s = 0; match(d, /^[0-9.]+[hms]/); d = substr(d, RLENGTH + 1)) {
+        u = substr(d, RLENGTH, 1); s += substr(d, 1, RLENGTH - 1) * (u == "h" ? 3600 : u == "m" ? 60 : 1)
+      }
+      return s
+    }
+    /^fuzz: elapsed:/ {e = $3; n = $5}
+    END {
+      gsub(/,/, "", e); gsub(/,/, "", n); s = seconds(e)
+      printf "fuzz-go: %-24s %8.0f exec/s  %12d executions in %ds\n", t, (s > 0 ? n / s : 0), n, s
+    }' "$log"
 done <<<"$targets"
