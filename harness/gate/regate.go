@@ -84,8 +84,12 @@ func Regate(dir string, overrides []string, baselinePath string) ([]Regated, str
 
 // regateOne re-gates the race session in dir.
 func regateOne(dir string, overrides []string, baseFile *session.Baseline, baselinePath string) (*session.Summary, error) {
-	s, err := session.LoadSummary(dir)
+	path := filepath.Join(dir, session.SummaryFile)
+	s, err := session.LoadSummary(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := stats.CheckDeltas(path, s); err != nil {
 		return nil, err
 	}
 	stats.Redesign(s)

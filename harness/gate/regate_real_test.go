@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/session"
@@ -59,7 +60,7 @@ func FuzzRegate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := session.DecodeSummary("fuzz", b)
-		if err != nil {
+		if err != nil || stats.CheckDeltas("fuzz", s) != nil {
 			return
 		}
 		stats.Redesign(s)
@@ -68,4 +69,19 @@ func FuzzRegate(f *testing.F) {
 			t.Fatalf("verdict %q, headline %q", s.Verdict, s.Headline)
 		}
 	})
+}
+
+// TestRegateRefusesAnEditedDelta: a real summary whose first pair's delta is not its runs' is
+// refused, naming the pair (its decoder ties wins and paired figures to the deltas; the deltas
+// are tied to the runs here).
+func TestRegateRefusesAnEditedDelta(t *testing.T) {
+	s, err := session.LoadSummary("testdata/sessions/qaa-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Pairs[0].DeltaPct += 0.5
+	err = stats.CheckDeltas("summary.json", s)
+	if err == nil || !strings.HasPrefix(err.Error(), "summary.json: pairs[0].delta_pct: ") || !strings.Contains(err.Error(), "but its runs give") {
+		t.Errorf("%v", err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 )
 
 // sessionDir is a session directory as read from disk. Only summary.json is required: raw.json
@@ -66,7 +67,9 @@ func (sd *sessionDir) decodeSummary(path string) error {
 	case "scale":
 		sd.scale, err = session.DecodeScale(path, sd.summaryJSON)
 	default:
-		sd.race, err = session.DecodeSummary(path, sd.summaryJSON)
+		if sd.race, err = session.DecodeSummary(path, sd.summaryJSON); err == nil {
+			err = stats.CheckDeltas(path, sd.race)
+		}
 	}
 	return err
 }
