@@ -54,22 +54,42 @@ func renderOne(w io.Writer, dir, format string) error {
 }
 
 // RewriteSession re-renders a saved session's report files (WriteAll), for each sub-session of
-// a race set.
-func RewriteSession(dir string) error {
-	kind, err := session.Kind(dir)
+// a race set. A folder bindrace did not write is refused unless force (session.CheckRewrite),
+// before any file is written.
+func RewriteSession(dir string, force bool) error {
+	dirs, err := reportDirs(dir)
 	if err != nil {
 		return err
 	}
+	for _, d := range dirs {
+		if err := session.CheckRewrite(d, force); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, d := range dirs {
+		errs = append(errs, WriteAll(d))
+	}
+	return errors.Join(errs...)
+}
+
+// reportDirs are the folders a saved session's reports go to: dir, or each sub-session's of a
+// race set.
+func reportDirs(dir string) ([]string, error) {
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return nil, err
+	}
 	if kind != "race-set" {
-		return WriteAll(dir)
+		return []string{dir}, nil
 	}
 	ix, err := session.LoadIndex(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var errs []error
-	for _, e := range ix.Sessions {
-		errs = append(errs, WriteAll(filepath.Join(dir, e.Dir)))
+	dirs := make([]string, len(ix.Sessions))
+	for i, e := range ix.Sessions {
+		dirs[i] = filepath.Join(dir, e.Dir)
 	}
-	return errors.Join(errs...)
+	return dirs, nil
 }
