@@ -44,38 +44,39 @@ var markers = []struct {
 // none of them.
 func Written(dir string) (ok bool, why string) {
 	for _, m := range markers {
-		kind, err := kindOf(filepath.Join(dir, m.file))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
+		b, err := os.ReadFile(filepath.Join(dir, m.file))
+		if errors.Is(err, os.ErrNotExist) {
 			continue
-		case err != nil:
-			return false, fmt.Sprintf("%s is not JSON", m.file)
-		case !slices.Contains(m.kinds, kind):
-			return false, fmt.Sprintf("%s has kind %q", m.file, kind)
+		}
+		if err != nil {
+			return false, fmt.Sprintf("%s: %v", m.file, err)
+		}
+		if not := carries(b, m.kinds...); not != "" {
+			return false, m.file + " " + not
 		}
 		ok, why = true, m.file
 	}
 	if !ok {
-		if kind, _ := kindOf(filepath.Join(dir, ManifestFile)); kind == ManifestKind {
+		if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil && carries(b, ManifestKind) == "" {
 			ok, why = true, ManifestFile
 		}
 	}
 	return ok, why
 }
 
-// kindOf reads the kind field of the JSON object in path ("" when it has none).
-func kindOf(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
+// carries says why the JSON object b does not carry one of kinds in its kind field ("is not
+// JSON", `has kind "x"`); "" when it does.
+func carries(b []byte, kinds ...string) string {
 	var head struct {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return "", err
+		return "is not JSON"
 	}
-	return head.Kind, nil
+	if !slices.Contains(kinds, head.Kind) {
+		return fmt.Sprintf("has kind %q", head.Kind)
+	}
+	return ""
 }
 
 // CheckDir refuses, before anything runs, a session folder out (the setting that chose it)
@@ -127,14 +128,15 @@ func firstEntry(dir string) (string, error) {
 }
 
 // CreateDir creates a session folder (and its parents) once CheckDir lets it. With force, the
-// files that would say which session the folder holds (summary.json, index.json, manifest.json,
-// raw.json, noise.json, calibration.json) are removed first, so that what is read after is
-// this session alone: an index.json left behind would make a single race read as a set.
+// files of a bindrace session it replaces (summary.json, index.json, manifest.json, raw.json,
+// noise.json, calibration.json) are removed first, so that what is read after is this session
+// alone: an index.json left behind would make a single race read as a set. A user's files are
+// never removed: force writes into their folder, over the files of the names it writes.
 func CreateDir(dir string, force bool) error {
 	if err := CheckDir(dir, force); err != nil {
 		return err
 	}
-	if force {
+	if ok, _ := Written(dir); ok && force {
 		for _, name := range []string{SummaryFile, IndexFile, ManifestFile, RawFile, NoiseFile, CalibrationFile} {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("replace session folder %s: %w", dir, err)
@@ -191,16 +193,17 @@ func (f File) Check(force bool) error {
 	case !st.Mode().IsRegular() || st.Size() == 0 || force:
 		return nil
 	}
-	kind, err := kindOf(f.Path)
-	if f.Kind != "" && err == nil && kind == f.Kind {
-		return nil
-	}
 	what := "a file bindrace did not write"
 	if f.Kind != "" {
-		what = fmt.Sprintf("not a file of kind %q", f.Kind)
-		if err == nil {
-			what += fmt.Sprintf(" (its kind is %q)", kind)
+		b, err := os.ReadFile(f.Path)
+		if err != nil {
+			return setting.Errorf(name+" %s: %v", f.Path, err)
 		}
+		not := carries(b, f.Kind)
+		if not == "" {
+			return nil
+		}
+		what = fmt.Sprintf("not a file of kind %q (it %s)", f.Kind, not)
 	}
 	return setting.Errorf(name+" %s exists and is %s; choose another "+name+", or give {force} to replace it", f.Path, what)
 }
