@@ -120,7 +120,7 @@ func (f *outputFlags) register(fs *pflag.FlagSet, outName string) {
 	fs.StringVar(&f.out, "out", "", "session directory (default results/<timestamp>-"+outName+")")
 	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
 	fs.StringVar(&f.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
-	addForce(fs, &f.force, "the --out folder's files and the --server-log file")
+	fs.BoolVar(&f.force, "force", false, "write into an --out folder that holds files already (replacing a session there) and over an existing --server-log file")
 }
 
 // options are the session options every session command fills from its output flags, with

@@ -32,7 +32,7 @@ func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 	races := fs.Int("races", 3, "races per slowdown")
 	outs := outputs{}
 	fs.StringVar(&outs.out, "out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
-	addForce(fs, &outs.force, "the --out folder's files")
+	fs.BoolVar(&outs.force, "force", false, "write into an --out folder that holds files already (replacing a calibration there)")
 	if code, done := parseNoArgs(fs, "calibrate", calibrateUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -102,7 +102,7 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&outs.out, "out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
 	asJSON := fs.Bool("json", false, "print noise.json on stdout instead of the table")
 	fs.StringVar(&outs.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
-	addForce(fs, &outs.force, "the --out folder's files and the --server-log file")
+	fs.BoolVar(&outs.force, "force", false, "write into an --out folder that holds files already (replacing a noise study there) and over an existing --server-log file")
 	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
 		return code
 	}

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/setting"
 )
@@ -16,11 +14,6 @@ import (
 type outputs struct {
 	out, serverLog string
 	force          bool
-}
-
-// addForce registers --force, which every command that writes takes.
-func addForce(fs *pflag.FlagSet, force *bool, what string) {
-	fs.BoolVar(force, "force", false, "replace "+what+" even when bindrace did not write it (a command's own input is never replaced)")
 }
 
 // check refuses an out folder that holds files already (session.CheckDir), a server log that

@@ -89,7 +89,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("baseline", stderr)
 	out := fs.String("out", "", "baseline file to write (default baselines/<profile>.json)")
 	var force bool
-	addForce(fs, &force, "the --out file")
+	fs.BoolVar(&force, "force", false, "replace an --out file that is not a baseline (never a file of DIR's session)")
 	if code, done := parse(fs, "baseline", baselineUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -156,7 +156,7 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("report", stderr)
 	format := fs.String("format", "", "md, html, csv, json or benchfmt (default: rewrite the report files)")
 	var force bool
-	addForce(fs, &force, "the report files in DIR")
+	fs.BoolVar(&force, "force", false, "write the reports into a folder bindrace did not write")
 	if code, done := parse(fs, "report", reportUsage, args, stdout, stderr); done {
 		return code
 	}
