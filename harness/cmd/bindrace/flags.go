@@ -79,7 +79,7 @@ func prepare(cmd string, fs *pflag.FlagSet, pf *profileFlags, outs outputs, stde
 	logw io.Writer, done func(), ok bool) {
 	p, err := pf.load(fs)
 	if err == nil {
-		err = outs.check()
+		err = outs.check(p.Path)
 	}
 	if err != nil {
 		fail(stderr, cmd, err)
@@ -155,7 +155,7 @@ func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
 // hosts. It returns the exit status, 2 when the set-up failed (the error printed).
 func runSession(cmd string, fs *pflag.FlagSet, pf *profileFlags, sf *sessionFlags, stderr io.Writer,
 	run func(context.Context, kinds.Options, *sessionOutput) int) int {
-	if err := sf.check(); err != nil { // before the hosts open; prepare checks for the other commands
+	if err := sf.check(); err != nil { // before the hosts open; prepare checks again, with the profile read
 		return fail(stderr, cmd, err)
 	}
 	if err := sf.db.Check(); err != nil {

@@ -19,8 +19,8 @@ type outputs struct {
 // check refuses an out folder that holds files already (session.CheckDir), a server log that
 // would replace a file bindrace did not write (session.File) and a server log inside the out
 // folder (the session would find a file there it did not write), unless force allows the
-// first two.
-func (o outputs) check() error {
+// first two; and, force or not, a server log that is one of inputs (the profile's file).
+func (o outputs) check(inputs ...string) error {
 	if err := session.CheckDir(o.out, o.force); err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (o outputs) check() error {
 	if o.out != "" && inside(o.serverLog, o.out) {
 		return setting.Errorf("{server_log} %s is inside {out} %s; keep the servers' log out of the session folder", o.serverLog, o.out)
 	}
-	return session.File{Path: o.serverLog, Setting: "server_log"}.Check(o.force)
+	return session.File{Path: o.serverLog, Setting: "server_log", Inputs: inputs}.Check(o.force)
 }
 
 // inside says whether path is in folder dir (at any depth).

@@ -190,5 +190,13 @@ func TestServerLogRefusesAUserFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "s")
 	refused(t, "--server-log "+filepath.Join(out, "server.log")+" is inside --out "+out,
 		"race", "--a", "no-such-a", "--b", "no-such-b", "--out", out, "--server-log", filepath.Join(out, "server.log"))
+	// The profile the race reads is never its log, --force or not.
+	prof := filepath.Join(t.TempDir(), "mine.json")
+	if err := os.WriteFile(prof, []byte(`{"pairs": 2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before[prof] = hashes(t, prof)[prof]
+	refused(t, "bindrace race: --server-log "+prof+" is what this command reads ("+prof+"); choose another --server-log",
+		"race", "--a", "no-such-a", "--b", "no-such-b", "--profile", prof, "--server-log", prof, "--force")
 	sameHashes(t, "a server log over a user's file", before)
 }
