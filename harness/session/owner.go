@@ -79,10 +79,10 @@ func carries(b []byte, kinds ...string) string {
 	return ""
 }
 
-// CheckDir refuses, before anything runs, a session folder out (the setting that chose it)
-// that cannot take a new session: a file, a bindrace session already there (never silently
-// replaced), or files bindrace did not write. A missing or empty folder is fine; force lets
-// a folder of either kind be written into.
+// CheckDir refuses, before anything runs, a session folder (chosen by {out}) that cannot take
+// a new session: a file, a bindrace session already there (never silently replaced), or files
+// bindrace did not write. A missing or empty folder is fine; force lets a folder of either
+// kind be written into.
 func CheckDir(dir string, force bool) error {
 	st, err := os.Stat(dir)
 	switch {
@@ -128,16 +128,20 @@ func firstEntry(dir string) (string, error) {
 }
 
 // CreateDir creates a session folder (and its parents) once CheckDir lets it. With force, the
-// files of a bindrace session it replaces (summary.json, index.json, manifest.json, raw.json,
-// noise.json, calibration.json) are removed first, so that what is read after is this session
-// alone: an index.json left behind would make a single race read as a set. A user's files are
-// never removed: force writes into their folder, over the files of the names it writes.
+// files of a bindrace session it replaces (its markers, manifest.json, raw.json) are removed
+// first, so that what is read after is this session alone: an index.json left behind would
+// make a single race read as a set. A user's files are never removed: force writes into their
+// folder, over the files of the names it writes.
 func CreateDir(dir string, force bool) error {
 	if err := CheckDir(dir, force); err != nil {
 		return err
 	}
 	if ok, _ := Written(dir); ok && force {
-		for _, name := range []string{SummaryFile, IndexFile, ManifestFile, RawFile, NoiseFile, CalibrationFile} {
+		names := []string{ManifestFile, RawFile}
+		for _, m := range markers {
+			names = append(names, m.file)
+		}
+		for _, name := range names {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("replace session folder %s: %w", dir, err)
 			}
