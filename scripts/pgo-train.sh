@@ -184,7 +184,10 @@ src_hash="$(scripts/manifest.sh --source-hash)"
 functions="$("$LLVM_PROFDATA" show "$PGO_OUT" 2>/dev/null | sed -n 's/^Total functions: *//p')"
 commit="$(git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)"
 json_list="$(printf '"%s",' $scenarios)"
-cat >"$(dirname "$PGO_OUT")/training.json" <<EOF
+# Written beside the profile and renamed into place, as the profile is: a reader never sees
+# half a record.
+training="$(dirname "$PGO_OUT")/training.json"
+cat >"$training.tmp" <<EOF
 {
   "profile": "$(basename "$PGO_OUT")",
   "profile_sha256": "$hash",
@@ -202,5 +205,6 @@ cat >"$(dirname "$PGO_OUT")/training.json" <<EOF
   "trained_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 EOF
+mv -f "$training.tmp" "$training"
 say "merged ${#raws[@]} raw profile(s), ${functions:-?} functions -> $PGO_OUT"
 say "profile sha256 $hash"

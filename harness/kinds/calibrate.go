@@ -17,6 +17,7 @@ import (
 // against itself made slower by known amounts (a CPU cap), so a release engineer knows what the
 // gate can catch here, measured rather than assumed.
 type Calibration struct {
+	Kind     string           `json:"kind"` // "calibration": the harness wrote it (session.Written)
 	Target   string           `json:"target"`
 	Profile  string           `json:"profile"`
 	Races    int              `json:"races_per_slowdown"`
@@ -46,6 +47,7 @@ type CalibrateOptions struct {
 	Slowdowns []int // percent, e.g. 0 (A/A), 5
 	Races     int
 	Out       string // directory for calibration.json and every race's session
+	Force     bool   // Out may hold files already (Options.Force), its races' folders too
 	Command   []string
 	Events    measure.Events
 }
@@ -54,10 +56,10 @@ type CalibrateOptions struct {
 // writes calibration.json into Out. An error is a race that could not be run to its end: what
 // was measured is in the Result and in Out.
 func Calibrate(ctx context.Context, o CalibrateOptions) (Result[Calibration], error) {
-	cal := &Calibration{Target: o.Target, Profile: o.Profile.Name, Races: o.Races, Started: time.Now().UTC()}
+	cal := &Calibration{Kind: "calibration", Target: o.Target, Profile: o.Profile.Name, Races: o.Races, Started: time.Now().UTC()}
 	man := machine.Environment(o.Command)
 	cal.Machine = fmt.Sprintf("%s, %d CPUs", man.CPUModel, man.CPUCount)
-	if err := session.CreateDir(o.Out); err != nil {
+	if err := session.CreateDir(o.Out, o.Force); err != nil {
 		return Result[Calibration]{}, err
 	}
 	if o.Profile.DecideOn != stats.MetricRPS {
@@ -78,7 +80,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (Result[Calibration], er
 		}
 	}
 	cal.Finished = time.Now().UTC()
-	werr := session.WriteJSON(filepath.Join(o.Out, "calibration.json"), cal)
+	werr := session.WriteJSON(filepath.Join(o.Out, session.CalibrationFile), cal)
 	return Result[Calibration]{Dir: o.Out, Summary: cal, WriteErr: werr}, cut
 }
 
@@ -92,7 +94,7 @@ func calibrateRow(ctx context.Context, o CalibrateOptions, slow int) (Calibratio
 		o.Events.Notef("calibrate: %s vs %s, race %d/%d", row.Candidate, o.Target, i, o.Races)
 		dir := filepath.Join(o.Out, fmt.Sprintf("slowdown-%d-race-%d", slow, i))
 		res, err := Race(ctx, RaceOptions{A: row.Candidate, B: o.Target,
-			Options: Options{Profile: o.Profile, Out: dir, Command: o.Command, Events: o.Events}})
+			Options: Options{Profile: o.Profile, Out: dir, Force: o.Force, Command: o.Command, Events: o.Events}})
 		set := res.Summary
 		if err == nil && (res.WriteErr != nil || set.Verdict == session.Incomplete || len(set.Summaries) == 0) {
 			err = fmt.Errorf("%s", set.Verdict)

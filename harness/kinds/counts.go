@@ -206,7 +206,7 @@ func keepDeathLog(err error, sdir, target string) string {
 	}
 	b, rerr := os.ReadFile(died.Log)
 	kept := filepath.Join(sdir, "valgrind-"+session.SafeName(target)+".log")
-	if rerr != nil || os.WriteFile(kept, b, 0o644) != nil {
+	if rerr != nil || session.WriteFile(kept, b) != nil {
 		return err.Error()
 	}
 	return strings.Replace(err.Error(), "valgrind's log: "+died.Log, "valgrind's log: "+kept, 1)

@@ -98,7 +98,7 @@ func newMatrixSession(ctx context.Context, o *MatrixOptions) (*matrixSession, er
 	if err != nil {
 		return nil, err
 	}
-	if ms.dir, err = ms.st.makeDir(o.Out, "matrix", o.Targets); err != nil {
+	if ms.dir, err = ms.st.makeDir(&o.Options, "matrix", o.Targets); err != nil {
 		return nil, err
 	}
 	return ms, nil

@@ -22,6 +22,7 @@ import (
 // windows, windows within one server process, processes — so the run-to-run variance of a race
 // can be taken apart level by level, with what the client and the server saw of each window.
 type Noise struct {
+	Kind      string         `json:"kind"` // "noise": the harness wrote it (session.Written)
 	Target    string         `json:"target"`
 	Scenario  string         `json:"scenario"`
 	Loadgen   string         `json:"loadgen"`
@@ -70,6 +71,7 @@ type NoiseOptions struct {
 	Processes int
 	Wrap      []string // server command prefix, e.g. setarch -R
 	Out       string   // the directory noise.json goes to
+	Force     bool     // Out may hold files already (Options.Force)
 	ServerLog io.Writer
 	Events    measure.Events
 }
@@ -85,13 +87,17 @@ func (o NoiseOptions) Check() error {
 // MeasureNoise runs the nested design and writes it, its levels summarised, as noise.json in
 // o.Out; on an error, what was measured so far.
 func MeasureNoise(ctx context.Context, o NoiseOptions) (Result[Noise], error) {
+	if err := session.CheckDir(o.Out, o.Force); err != nil {
+		return Result[Noise]{}, err
+	}
 	n, err := studyNoise(ctx, o)
 	if n == nil {
 		return Result[Noise]{}, err
 	}
+	n.Kind = "noise"
 	res := Result[Noise]{Dir: o.Out, Summary: n}
-	if res.WriteErr = session.CreateDir(o.Out); res.WriteErr == nil {
-		res.WriteErr = session.WriteJSON(filepath.Join(o.Out, "noise.json"), n)
+	if res.WriteErr = session.CreateDir(o.Out, o.Force); res.WriteErr == nil {
+		res.WriteErr = session.WriteJSON(filepath.Join(o.Out, session.NoiseFile), n)
 	}
 	return res, err
 }

@@ -131,7 +131,7 @@ func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
 	if rs.dir == "" {
 		rs.dir = filepath.Join(ResultsDir(), session.Name(rs.st.started, o.A, o.B))
 	}
-	if err := session.CreateDir(rs.dir); err != nil {
+	if err := session.CreateDir(rs.dir, o.Force); err != nil {
 		rs.st.close()
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func newScaleSession(ctx context.Context, o *ScaleOptions) (*scaleSession, error
 	if err != nil {
 		return nil, err
 	}
-	if ss.dir, err = ss.st.makeDir(o.Out, "scale", o.Targets); err != nil {
+	if ss.dir, err = ss.st.makeDir(&o.Options, "scale", o.Targets); err != nil {
 		return nil, err
 	}
 	return ss, nil

@@ -26,6 +26,10 @@ type Options struct {
 	// choose may adapt to the session, with a note; a value given is refused instead.
 	Given map[string]bool
 	Out   string // the session directory; "": one in ResultsDir named by time, kind and targets
+	// Force lets Out be a folder that holds files already: another session's (replaced) or
+	// files bindrace did not write (written into). Without it such a folder is refused before
+	// anything runs (session.CheckDir).
+	Force bool
 	// Seed draws what the kind draws at random (a matrix's orders); SeedSet false: a time-based
 	// one, recorded.
 	Seed      int64
@@ -68,6 +72,9 @@ type setup struct {
 // success the caller must call close.
 func setUp(ctx context.Context, o *Options, cfg measure.Config, scs []scenario.Scenario,
 	method []string, announce func(man *session.Manifest)) (*setup, error) {
+	if err := session.CheckDir(o.Out, o.Force); err != nil {
+		return nil, err
+	}
 	if err := checkRemote(o, cfg.Plan); err != nil {
 		return nil, err
 	}
@@ -125,14 +132,14 @@ func (st *setup) close() {
 	st.rig.Close()
 }
 
-// makeDir creates the session's folder: out, else one in ResultsDir named by the start time,
+// makeDir creates the session's folder: o.Out, else one in ResultsDir named by the start time,
 // the kind of session and its targets. On an error it closes st.
-func (st *setup) makeDir(out, kind string, names []string) (string, error) {
-	dir := out
+func (st *setup) makeDir(o *Options, kind string, names []string) (string, error) {
+	dir := o.Out
 	if dir == "" {
 		dir = filepath.Join(ResultsDir(), st.started.Format("20060102-150405")+"-"+kind+"-"+session.SafeName(strings.Join(names, "-")))
 	}
-	if err := session.CreateDir(dir); err != nil {
+	if err := session.CreateDir(dir, o.Force); err != nil {
 		st.close()
 		return "", err
 	}

@@ -118,7 +118,7 @@ func newSweepSession(ctx context.Context, o SweepOptions) (*sweepSession, error)
 		return nil, err
 	}
 	ss.sw.Started = ss.st.started
-	if ss.dir, err = ss.st.makeDir(o.Out, "sweep", o.Targets); err != nil {
+	if ss.dir, err = ss.st.makeDir(&o.Options, "sweep", o.Targets); err != nil {
 		return nil, err
 	}
 	return ss, nil

@@ -8,10 +8,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/bindrace/bindrace/harness/report/page"
+	"github.com/bindrace/bindrace/harness/session"
 )
 
 // Formats lists what Render accepts.
@@ -64,9 +64,10 @@ func buildDocument(sd *sessionDir) document {
 	return raceDocument(sd)
 }
 
-// WriteAll writes summary.md, summary.csv and report.html into dir. summary.json is the
-// orchestrator's; it is read here, never rewritten. Each file is rendered in memory first so a
-// failure leaves no half-written report.
+// WriteAll writes summary.md, summary.csv and report.html into dir, a folder the harness wrote
+// (RewriteSession checks that of a saved one). summary.json is the orchestrator's; it is read
+// here, never rewritten. Each file is rendered in memory first and written by session.WriteFile,
+// so a failure leaves the report that was there.
 func WriteAll(dir string) error {
 	sd, err := load(dir)
 	if err != nil {
@@ -79,7 +80,7 @@ func WriteAll(dir string) error {
 		if err := render(sd, f.format, &buf); err != nil {
 			return fmt.Errorf("report: %s: %w", f.name, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name), buf.Bytes(), 0o644); err != nil {
+		if err := session.WriteFile(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}

@@ -54,23 +54,13 @@ func renderOne(w io.Writer, dir, format string) error {
 }
 
 // RewriteSession re-renders a saved session's report files (WriteAll), for each sub-session of
-// a race set. Every sub-session's files are decoded before any report is written, so a bad one
-// leaves the others' reports as they were.
+// a race set. Every folder's files are decoded before any report is written: a summary.json that
+// does not carry bindrace's kind (so not bindrace's folder) or does not decode is refused, and a
+// bad sub-session leaves the others' reports as they were.
 func RewriteSession(dir string) error {
-	kind, err := session.Kind(dir)
+	dirs, err := reportDirs(dir)
 	if err != nil {
 		return err
-	}
-	dirs := []string{dir}
-	if kind == "race-set" {
-		ix, err := session.LoadIndex(dir)
-		if err != nil {
-			return err
-		}
-		dirs = dirs[:0]
-		for _, e := range ix.Sessions {
-			dirs = append(dirs, filepath.Join(dir, e.Dir))
-		}
 	}
 	for _, d := range dirs {
 		if _, err := load(d); err != nil {
@@ -82,4 +72,25 @@ func RewriteSession(dir string) error {
 		errs = append(errs, WriteAll(d))
 	}
 	return errors.Join(errs...)
+}
+
+// reportDirs are the folders a saved session's reports go to: dir, or each sub-session's of a
+// race set.
+func reportDirs(dir string) ([]string, error) {
+	kind, err := session.Kind(dir)
+	if err != nil {
+		return nil, err
+	}
+	if kind != "race-set" {
+		return []string{dir}, nil
+	}
+	ix, err := session.LoadIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	dirs := make([]string, len(ix.Sessions))
+	for i, e := range ix.Sessions {
+		dirs[i] = filepath.Join(dir, e.Dir)
+	}
+	return dirs, nil
 }

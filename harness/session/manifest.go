@@ -8,6 +8,7 @@ import (
 // Manifest is manifest.json: the environment and method of a session, so a reader can judge
 // and reproduce it.
 type Manifest struct {
+	Kind     string    `json:"kind"`    // ManifestKind: the harness wrote this session
 	Command  []string  `json:"command"` // the full command line
 	Started  time.Time `json:"started"`
 	Hostname string    `json:"hostname"`

@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/bindrace/bindrace/harness/setting"
 )
 
 // File names inside a session directory.
@@ -67,21 +65,6 @@ func Name(t time.Time, names ...string) string {
 	return t.UTC().Format("20060102-150405") + "-" + strings.Join(parts, "-vs-")
 }
 
-// CreateDir creates a session directory (and its parents). An existing directory is reused
-// only if it holds no summary yet, so a session never silently overwrites another: that is a
-// setting.Error naming out, the setting that chose the directory.
-func CreateDir(dir string) error {
-	for _, name := range []string{SummaryFile, IndexFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return setting.Errorf("session directory %s already holds a %s; choose another {out}", dir, name)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create session directory: %w", err)
-	}
-	return nil
-}
-
 // WriteJSON writes v as indented JSON to path atomically: a temporary file in the same
 // directory, synced, then renamed over path.
 func WriteJSON(path string, v any) error {
@@ -104,7 +87,9 @@ func PrintJSON(w io.Writer, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// WriteFile writes data to path atomically.
+// WriteFile writes data to path atomically: a temporary file in path's folder, synced, then
+// renamed over path, so that a reader never sees half a file and a failed write leaves what
+// was there. Every file the harness writes goes through it.
 func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")

@@ -10,7 +10,7 @@ import (
 
 func TestWriteLoad(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
-	if err := CreateDir(dir); err != nil {
+	if err := CreateDir(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	s := Summary{Raced: Raced{SchemaVersion: SchemaVersion, Kind: "race", A: "binding", B: "uws"}, Figures: Figures{CILevel: 0.95, Pairs: []Pair{{Order: "AB", DeltaPct: 3}}}, Decision: Decision{Verdict: Pass}}
@@ -35,7 +35,7 @@ func TestWriteLoad(t *testing.T) {
 		}
 	}
 	// A session directory is never reused.
-	if err := CreateDir(dir); err == nil {
+	if err := CreateDir(dir, false); err == nil {
 		t.Errorf("CreateDir reused a session directory")
 	}
 	if _, err := Kind(t.TempDir()); err == nil {

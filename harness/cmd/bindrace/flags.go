@@ -70,18 +70,22 @@ func openServerLog(path string, stderr io.Writer) (io.Writer, func(), error) {
 }
 
 // prepare sets a race, matrix, noise or calibrate command up once its arguments are checked:
-// it loads the profile and opens the server log, and returns them with a context that SIGINT
+// it loads the profile, checks its outputs (before anything runs) and opens the server log,
+// and returns them with a context that SIGINT
 // and SIGTERM cancel (a second signal stops every server at once and exits 2) and done, which
 // stops every server still running, the signal handling and the log, in that order. ok false:
 // the error is printed, exit 2.
-func prepare(cmd string, fs *pflag.FlagSet, pf *profileFlags, serverLog string, stderr io.Writer) (ctx context.Context, p *profile.Profile,
+func prepare(cmd string, fs *pflag.FlagSet, pf *profileFlags, outs outputs, stderr io.Writer) (ctx context.Context, p *profile.Profile,
 	logw io.Writer, done func(), ok bool) {
 	p, err := pf.load(fs)
+	if err == nil {
+		err = outs.check(p.Path)
+	}
 	if err != nil {
 		fail(stderr, cmd, err)
 		return nil, nil, nil, nil, false
 	}
-	logw, closeLog, err := openServerLog(serverLog, stderr)
+	logw, closeLog, err := openServerLog(outs.serverLog, stderr)
 	if err != nil {
 		fail(stderr, cmd, err)
 		return nil, nil, nil, nil, false
@@ -106,8 +110,8 @@ func prepare(cmd string, fs *pflag.FlagSet, pf *profileFlags, serverLog string, 
 // outputFlags say where a session's files go and what it prints: every session command
 // (race, matrix, scale, sweep) takes them.
 type outputFlags struct {
-	out, serverLog string
-	json           bool
+	outputs
+	json bool
 }
 
 // register adds the output flags to fs; outName is the session directory's default name after
@@ -116,13 +120,14 @@ func (f *outputFlags) register(fs *pflag.FlagSet, outName string) {
 	fs.StringVar(&f.out, "out", "", "session directory (default results/<timestamp>-"+outName+")")
 	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout and nothing else (progress goes to stderr)")
 	fs.StringVar(&f.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	fs.BoolVar(&f.force, "force", false, "write into an --out folder that holds files already (replacing a session there) and over an existing --server-log file")
 }
 
 // options are the session options every session command fills from its output flags, with
 // the output their events go to.
 func (f *outputFlags) options(fs *pflag.FlagSet, p *profile.Profile, serverLog, stderr io.Writer) (kinds.Options, *sessionOutput) {
 	out := newSessionOutput(stderr)
-	return kinds.Options{Profile: p, Given: givenSettings(fs), Out: f.out, Command: os.Args, ServerLog: serverLog, Events: out.event}, out
+	return kinds.Options{Profile: p, Given: givenSettings(fs), Out: f.out, Force: f.force, Command: os.Args, ServerLog: serverLog, Events: out.event}, out
 }
 
 // sessionFlags are what race and matrix take beyond the output flags: the seed, and the
@@ -144,12 +149,15 @@ func addSessionFlags(fs *pflag.FlagSet, outName, seeds string) *sessionFlags {
 	return f
 }
 
-// runSession runs a race or a matrix once its own flags are checked: it checks the database
-// flags, opens the hosts, loads the profile and gives the database the server log, then calls
+// runSession runs a race or a matrix once its own flags are checked: it checks the outputs and
+// the database flags, opens the hosts, loads the profile and gives the database the server log, then calls
 // run with the options the session flags fill (run adds the command's own) and closes the
 // hosts. It returns the exit status, 2 when the set-up failed (the error printed).
 func runSession(cmd string, fs *pflag.FlagSet, pf *profileFlags, sf *sessionFlags, stderr io.Writer,
 	run func(context.Context, kinds.Options, *sessionOutput) int) int {
+	if err := sf.check(); err != nil { // before the hosts open; prepare checks again, with the profile read
+		return fail(stderr, cmd, err)
+	}
 	if err := sf.db.Check(); err != nil {
 		return fail(stderr, cmd, err)
 	}
@@ -157,7 +165,7 @@ func runSession(cmd string, fs *pflag.FlagSet, pf *profileFlags, sf *sessionFlag
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
-	ctx, p, logw, done, ok := prepare(cmd, fs, pf, sf.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare(cmd, fs, pf, sf.outputs, stderr)
 	if !ok {
 		return closeFleet(fl, 2, stderr, cmd)
 	}

@@ -13,15 +13,15 @@ import (
 
 // A domain package's setting error reaches the user worded as the flag that sets it.
 func TestSettingErrorsNameFlags(t *testing.T) {
-	// A session directory already used: session.CreateDir names {out}. It fails before any
-	// race (a target that does not exist, should that change).
+	// A folder holding a file bindrace did not write: session.CheckDir names {out} and
+	// {force}. It fails before any race (a target that does not exist, should that change).
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, session.SummaryFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
 	code := calibrateCommand([]string{"--out", dir, "--target", "no-such-target"}, &stdout, &stderr)
-	if want := "already holds a summary.json; choose another --out\n"; code != 2 || !strings.HasSuffix(stderr.String(), want) {
+	if want := "holds files bindrace did not write (summary.json has kind \"\"); choose another --out, or give --force to write into it\n"; code != 2 || !strings.HasSuffix(stderr.String(), want) {
 		t.Errorf("calibrate into a used directory: exit %d, stderr %q, want it to end in %q", code, stderr.String(), want)
 	}
 

@@ -30,7 +30,9 @@ func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 	pf := addProfileFlags(fs, "release-linux", false)
 	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
 	races := fs.Int("races", 3, "races per slowdown")
-	out := fs.String("out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
+	outs := outputs{}
+	fs.StringVar(&outs.out, "out", "", "directory for calibration.json and the races (default results/<timestamp>-calibrate-<target>)")
+	fs.BoolVar(&outs.force, "force", false, "write into an --out folder that holds files already (replacing a calibration there)")
 	if code, done := parseNoArgs(fs, "calibrate", calibrateUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -44,18 +46,18 @@ func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace calibrate: --races must be at least 1")
 		return 2
 	}
-	ctx, p, _, done, ok := prepare("calibrate", fs, pf, "", stderr)
+	ctx, p, _, done, ok := prepare("calibrate", fs, pf, outs, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-	dir := *out
+	dir := outs.out
 	if dir == "" {
 		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "calibrate", *target))
 	}
 	so := newSessionOutput(stderr)
 	res, err := kinds.Calibrate(ctx, kinds.CalibrateOptions{Target: *target, Profile: p, Slowdowns: *slowdowns, Races: *races,
-		Out: dir, Command: os.Args, Events: so.event})
+		Out: dir, Force: outs.force, Command: os.Args, Events: so.event})
 	so.done()
 	if res.Summary == nil {
 		return fail(stderr, "calibrate", err)
@@ -74,7 +76,7 @@ func printCalibration(cal *kinds.Calibration, dir string, stdout io.Writer) {
 		fmt.Fprintf(stdout, "%-10s %-22s %-40s %s\n", fmt.Sprintf("%d%%", r.SlowdownPct), r.Candidate,
 			strings.Join(r.Verdicts, " "), strings.Join(ds, " "))
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, "calibration.json"))
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, session.CalibrationFile))
 }
 
 const noiseUsage = `Usage: bindrace noise --target T [--profile NAME] [--processes 6] [--windows 6] [--duration 3s] [flags]
@@ -96,13 +98,15 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	pf := addProfileFlags(fs, "release-linux", false)
 	procs := fs.Int("processes", 6, "fresh server processes")
 	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")
-	out := fs.String("out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
+	outs := outputs{}
+	fs.StringVar(&outs.out, "out", "", "directory for noise.json (default results/<timestamp>-noise-<target>)")
 	asJSON := fs.Bool("json", false, "print noise.json on stdout instead of the table")
-	slog := fs.String("server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	fs.StringVar(&outs.serverLog, "server-log", "", `copy the servers' output to this file ("-" = stderr)`)
+	fs.BoolVar(&outs.force, "force", false, "write into an --out folder that holds files already (replacing a noise study there) and over an existing --server-log file")
 	if code, done := parseNoArgs(fs, "noise", noiseUsage, args, stdout, stderr); done {
 		return code
 	}
-	ctx, p, logw, done, ok := prepare("noise", fs, pf, *slog, stderr)
+	ctx, p, logw, done, ok := prepare("noise", fs, pf, outs, stderr)
 	if !ok {
 		return 2
 	}
@@ -111,11 +115,11 @@ func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	if *noASLR {
 		wrap = []string{"setarch", "-R"}
 	}
-	dir := *out
+	dir := outs.out
 	if dir == "" {
 		dir = filepath.Join(kinds.ResultsDir(), session.Name(time.Now(), "noise", *target))
 	}
-	no := kinds.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Wrap: wrap, Out: dir, ServerLog: logw}
+	no := kinds.NoiseOptions{Target: *target, Profile: p, Processes: *procs, Wrap: wrap, Out: dir, Force: outs.force, ServerLog: logw}
 	if err := no.Check(); err != nil {
 		return fail(stderr, "noise", err)
 	}
@@ -146,5 +150,5 @@ func printNoise(res kinds.Result[kinds.Noise], procs int, p *profile.Profile, st
 		}
 		fmt.Fprintf(stdout, "%-36s %7.2f%% %14s %6d %14s\n", l.Level, l.CVPct, perCPU, l.N, share)
 	}
-	fmt.Fprintf(stdout, "\nwrote %s\n", filepath.Join(res.Dir, "noise.json"))
+	fmt.Fprintf(stdout, "\nwrote %s\n", filepath.Join(res.Dir, session.NoiseFile))
 }

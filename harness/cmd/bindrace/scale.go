@@ -43,7 +43,7 @@ func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "scale", err)
 	}
-	ctx, p, logw, done, ok := prepare("scale", fs, pf, of.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare("scale", fs, pf, of.outputs, stderr)
 	if !ok {
 		return 2
 	}

@@ -72,7 +72,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	return gate.ExitCode(verdict)
 }
 
-const baselineUsage = `Usage: bindrace baseline write DIR [--out FILE]
+const baselineUsage = `Usage: bindrace baseline write DIR [--out FILE] [--force]
 
 Writes the candidate's deterministic counts (cachegrind instructions and the other counts per
 response) of a saved race session, per scenario and shape, to a baseline file that
@@ -80,12 +80,16 @@ response) of a saved race session, per scenario and shape, to a baseline file th
 cachegrind (--counters cachegrind, or a profile with "counters": "cachegrind"), like the ci
 profile. The file also names the build (kind, PGO profile hash) it is valid for.
 
-Default --out: baselines/<profile>.json in the repository.`
+Default --out: baselines/<profile>.json in the repository. An existing file is replaced only
+when it is a baseline (its kind is "bindrace-baseline"), or with --force; a file of DIR itself
+never is.`
 
 // baselineCommand is `bindrace baseline write`.
 func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("baseline", stderr)
 	out := fs.String("out", "", "baseline file to write (default baselines/<profile>.json)")
+	var force bool
+	fs.BoolVar(&force, "force", false, "replace an --out file that is not a baseline (never a file of DIR's session)")
 	if code, done := parse(fs, "baseline", baselineUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -93,18 +97,15 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace baseline: want 'write DIR'\nRun 'bindrace baseline --help' for usage.")
 		return 2
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "bindrace baseline: %v\n", err)
-		return 2
-	}
+	bad := func(err error) int { return fail(stderr, "baseline", err) }
 	dir := session.DirOf(fs.Arg(1))
 	sums, err := session.LoadRaceSummaries(dir)
 	if err != nil {
-		return fail(err)
+		return bad(err)
 	}
 	b, err := gate.NewBaseline(sums, dir)
 	if err != nil {
-		return fail(err)
+		return bad(err)
 	}
 	path := *out
 	if path == "" {
@@ -112,11 +113,15 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		root, _ := machine.RepoRoot()
 		path = filepath.Join(root, "baselines", name+".json")
 	}
+	target := session.File{Path: path, Setting: "out", Kind: session.BaselineKind, Inputs: session.Files(dir)}
+	if err := target.Check(force); err != nil {
+		return bad(err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fail(err)
+		return bad(err)
 	}
 	if err := session.WriteJSON(path, b); err != nil {
-		return fail(err)
+		return bad(err)
 	}
 	for _, e := range b.Entries {
 		calls := ""
@@ -143,7 +148,9 @@ func orNone(s string) string {
 const reportUsage = `Usage: bindrace report DIR [--format md|html|csv|json|benchfmt]
 
 Renders a saved session on stdout. Without --format it (re)writes summary.md, summary.csv and
-report.html into DIR.`
+report.html into DIR, and only into a folder bindrace wrote: one whose summary.json (or a race
+set's index.json) carries bindrace's kind and decodes, every sub-session checked before any
+file is written.`
 
 // reportCommand is `bindrace report`.
 func reportCommand(args []string, stdout, stderr io.Writer) int {
@@ -164,8 +171,7 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 	switch *format {
 	case "":
 		if err := report.RewriteSession(dir); err != nil {
-			fmt.Fprintf(stderr, "bindrace report: %v\n", err)
-			return 2
+			return fail(stderr, "report", err)
 		}
 		fmt.Fprintf(stdout, "wrote the reports in %s\n", dir)
 		return 0

@@ -50,7 +50,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	if !fs.Changed("pipelining") {
 		fs.Set("pipelining", "1") // an open loop's default: one request in flight per connection
 	}
-	ctx, p, logw, done, ok := prepare("sweep", fs, pf, of.serverLog, stderr)
+	ctx, p, logw, done, ok := prepare("sweep", fs, pf, of.outputs, stderr)
 	if !ok {
 		return 2
 	}

@@ -39,7 +39,7 @@ func KernelRelease() string {
 
 // environment is Environment for the checkout at root ("": build manifests and hashes skipped).
 func environment(root string, command []string) *session.Manifest {
-	m := &session.Manifest{Command: command, Started: time.Now().UTC(), CPUCount: runtime.NumCPU()}
+	m := &session.Manifest{Kind: session.ManifestKind, Command: command, Started: time.Now().UTC(), CPUCount: runtime.NumCPU()}
 	m.Hostname, _ = os.Hostname()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
