@@ -1,6 +1,7 @@
 // Package strictjson is the one strict reading of a JSON object the harness is handed (a
 // profile, a load config): exactly one object, not null nor a list nor a number, nothing after
-// it, no field the type does not know, and an error that names the field it is about.
+// it, no field the type does not know, no field set to null, and an error that names the field
+// it is about.
 package strictjson
 
 import (
@@ -9,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -41,7 +44,44 @@ func Decode(b []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("something after the object, at byte %d: want one object", dec.InputOffset())
 	}
+	return nullField(b)
+}
+
+// nullField refuses a null anywhere in the object: decoded over a default it would quietly
+// erase the default (a map, a list) or leave it (a number), and neither is what a file that
+// names a field means. The field is named by its path.
+func nullField(b []byte) error {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return explain(err)
+	}
+	if path, ok := findNull(v, ""); ok {
+		return fmt.Errorf("field %q is null: leave it out to take the default", path)
+	}
 	return nil
+}
+
+// findNull is the path of the first null in v (keys in order), below prefix.
+func findNull(v any, prefix string) (string, bool) {
+	switch v := v.(type) {
+	case nil:
+		return prefix, true
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if p, ok := findNull(v[k], strings.TrimPrefix(prefix+"."+k, ".")); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if p, ok := findNull(e, fmt.Sprintf("%s[%d]", prefix, i)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Read reads r to its end (at most MaxBytes) and decodes the one JSON object it holds.
