@@ -90,6 +90,8 @@ func DecodeConfig(r io.Reader) (Config, error) {
 		return Config{}, errors.New("load config: a duration (warmup, duration, timeout, lag_tolerance) is negative")
 	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
 		return Config{}, fmt.Errorf("load config: rate %v: want a positive number of requests per second", c.Rate)
+	case c.Rate == 0 && (j.Arrival != "" || c.LagTolerance != 0):
+		return Config{}, errors.New("load config: arrival and lag_tolerance are for an open loop: give rate too")
 	case c.Count < 0 || c.Connections < 0 || c.Pipelining < 0 || c.Workers < 0 || c.Size < 0:
 		return Config{}, errors.New("load config: a count (count, connections, pipelining, workers, size) is negative")
 	}
