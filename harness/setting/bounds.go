@@ -63,8 +63,6 @@ var facts = sync.OnceValue(func() machineFacts {
 })
 
 // Bounds is the table: every resource setting, its bound on this machine and the rule.
-//
-//funclen:long one table, one row a setting, is read best whole
 func Bounds() []Bound {
 	m := facts()
 	conns := float64(min(m.files-64, int64(m.ports)))
@@ -96,7 +94,7 @@ func Bounds() []Bound {
 		{"cachegrind_reps", 1, 15, "", "two that agree end the counts, else a third: 15 is far past any need"},
 		{"body", 0, 16 << 20, "bytes", "a request is kept whole, pipelining times: 16 MiB, the most a load config may carry"},
 		{"db_scale", 1e-6, 100, "", "the data set is 4.1 million rows at 1: 100 is 410 million, the disk of a large machine"},
-		{"db_pool", 1, 1000, "", "PostgreSQL's connections per target: past 1,000 the server's own limit refuses them"},
+		{"db_pool", 0, 1000, "", "PostgreSQL's connections per target (0: the default): past 1,000 the server's own limit refuses them"},
 	}
 }
 
@@ -117,9 +115,6 @@ func (b Bound) Check(v float64) error {
 	}
 	return Errorf("{"+b.Setting+"} %s is out of range: want %s (%s)", num(v, b.Unit), b.Text(), b.Rule)
 }
-
-// CheckDuration is Check for a duration setting.
-func (b Bound) CheckDuration(d time.Duration) error { return b.Check(d.Seconds()) }
 
 // Text is the range as --help prints it: "1 to 19936 here".
 func (b Bound) Text() string {
