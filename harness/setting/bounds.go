@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bindrace/bindrace/harness/internal/procfs"
+	"github.com/bindrace/bindrace/harness/scenario"
 )
 
 // Bound is the range a resource setting may take on this machine, and the rule it follows from.
@@ -92,6 +93,7 @@ func Bounds() []Bound {
 		{"warmup_requests", 0, 1e7, "requests", "every one must succeed before the run: ten million at the slowest scenario's thousands a second is hours"},
 		{"cachegrind_n", 1, 1e7, "requests", "counted under valgrind, some 50 times slower: ten million is hours a count"},
 		{"cachegrind_reps", 1, 15, "", "two that agree end the counts, else a third: 15 is far past any need"},
+		{"size", 1, scenario.WSMaxMessage, "bytes", "a WebSocket message: the largest every target's server accepts (scenario.WSMaxMessage; a larger one is refused with close 1009)"},
 		{"body", 0, 16 << 20, "bytes", "a request is kept whole, pipelining times: 16 MiB, the most a load config may carry"},
 		{"db_scale", 1e-6, 100, "", "the data set is 4.1 million rows at 1: 100 is 410 million, the disk of a large machine"},
 		{"db_pool", 0, 1000, "", "PostgreSQL's connections per target (0: the default): past 1,000 the server's own limit refuses them"},

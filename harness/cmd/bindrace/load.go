@@ -313,8 +313,8 @@ func (lf *loadFlags) webSocket(c *load.Config) (loadSummary, error) {
 	if err != nil {
 		return loadSummary{}, err
 	}
-	if c.Size < 1 || c.Size > scenario.WSMaxMessage {
-		return loadSummary{}, fmt.Errorf("--size must be between 1 and %d", scenario.WSMaxMessage)
+	if err := setting.Check("size", float64(c.Size)); err != nil {
+		return loadSummary{}, err
 	}
 	target, err := parseWSURL(lf.fs.Arg(0))
 	if err != nil {

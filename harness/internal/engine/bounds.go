@@ -14,6 +14,9 @@ func (c Config) checkBounds() error {
 	}
 	vals := []value{{"connections", float64(c.Connections)}, {"pipelining", float64(c.Pipelining)},
 		{"workers", float64(c.Workers)}, {"count", float64(c.Count)}, {"timeout", c.Timeout.Seconds()}}
+	if c.Protocol == WebSocket {
+		vals = append(vals, value{"size", float64(c.Size)})
+	}
 	if c.Count == 0 {
 		vals = append(vals, value{"duration", c.Duration.Seconds()}, value{"warmup", c.Warmup.Seconds()})
 	}

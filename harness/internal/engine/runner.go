@@ -55,9 +55,6 @@ func (c Config) Normalized() (Config, error) {
 		if c.Size == 0 {
 			c.Size = scenario.WSMessageSize
 		}
-		if c.Size < 0 || c.Size > scenario.WSMaxMessage {
-			return c, fmt.Errorf("load: message size %d out of range 0..%d", c.Size, scenario.WSMaxMessage)
-		}
 	default:
 		return c, fmt.Errorf("load: unknown protocol %d", c.Protocol)
 	}
