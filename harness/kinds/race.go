@@ -113,6 +113,9 @@ func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
 		return nil, err
 	}
 	rs.level = 1 - 2*rs.design.Alpha
+	if err := rs.checkBudget(0, 0); err != nil {
+		return nil, err
+	}
 	rs.warnings = append(rs.warnings, rs.setupWarnings()...)
 	cfg := measure.Config{Plan: rs.pl, Targets: []string{o.A, o.B}}
 	rs.st, err = setUp(ctx, &rs.o.Options, cfg, scs, methodLines(rs.pl), rs.announce)
@@ -123,7 +126,7 @@ func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
 		rs.st.close()
 		return nil, err
 	}
-	if err := rs.checkBudget(); err != nil {
+	if err := rs.startClock(); err != nil {
 		rs.st.close()
 		return nil, err
 	}
@@ -316,25 +319,47 @@ func (rs *raceSession) share(ri int) time.Time {
 	return time.Now().Add(left)
 }
 
-// checkBudget refuses, before anything is measured, a max_time that cannot hold the pairs the
-// design needs to decide anything — every race's first decisive look — at this machine's pace,
-// and starts the session's clock.
-func (rs *raceSession) checkBudget() error {
+// checkBudget refuses a max_time that cannot hold the pairs the design needs to decide
+// anything — every race's first decisive look — at the pace of pairs whose servers each take
+// startup to start, spent of it being gone already. Race calls it before any server starts,
+// with no start-up at all: a budget too short even then is refused before anything runs.
+func (rs *raceSession) checkBudget(startup, spent time.Duration) error {
 	d, pl := rs.design, rs.pl
-	per := 2*(pl.Warmup.D()+pl.Settle.D()+rs.st.startup) + time.Duration(2*max(pl.Windows, 1))*pl.Duration.D() + pl.Cooldown.D()
+	per := 2*(pl.Warmup.D()+pl.Settle.D()+startup) + time.Duration(2*max(pl.Windows, 1))*pl.Duration.D() + pl.Cooldown.D()
 	rs.firstPace = per
 	if d.Kind != session.DesignSequential || d.MaxTimeS <= 0 {
 		return nil
 	}
-	rs.deadline = rs.st.started.Add(time.Duration(d.MaxTimeS * float64(time.Second)))
+	budget := time.Duration(d.MaxTimeS * float64(time.Second))
 	need := stats.FirstDecisiveLook(d)
 	total := time.Duration(need*len(rs.races)) * per
-	if left := time.Until(rs.deadline); total > left {
-		return setting.Errorf("{max_time} %s is too short: %d race(s) need at least %d pairs each to decide anything, about %s a pair here (%s in all, %s left after set-up); give at least %s",
-			time.Duration(d.MaxTimeS*float64(time.Second)), len(rs.races), need, per.Round(100*time.Millisecond), total.Round(time.Second), left.Round(time.Second),
-			(total + time.Since(rs.st.started)).Round(time.Second))
+	if left := budget - spent; total > left {
+		after := ""
+		if spent > 0 {
+			after = " after set-up"
+		}
+		return setting.Errorf("{max_time} %s is too short: %d race(s) need at least %d pairs each to decide anything, about %s a pair %s (%s in all, %s left%s); give at least %s",
+			budget, len(rs.races), need, per.Round(100*time.Millisecond), paceText(startup), total.Round(time.Second), left.Round(time.Second),
+			after, (total + spent).Round(time.Second))
 	}
 	return nil
+}
+
+// paceText says what a pair's time was reckoned with.
+func paceText(startup time.Duration) string {
+	if startup == 0 {
+		return "even with servers that start at once"
+	}
+	return "here"
+}
+
+// startClock starts the session's clock once every server of the set-up verified, and holds the
+// budget again to the pace measured then: what the servers took to start.
+func (rs *raceSession) startClock() error {
+	if d := rs.design; d.Kind == session.DesignSequential && d.MaxTimeS > 0 {
+		rs.deadline = rs.st.started.Add(time.Duration(d.MaxTimeS * float64(time.Second)))
+	}
+	return rs.checkBudget(rs.st.startup, time.Since(rs.st.started))
 }
 
 // describe fills the summary's fields that say what was raced and how: the race kind is their

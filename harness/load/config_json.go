@@ -9,6 +9,8 @@ import (
 	"math"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bindrace/bindrace/harness/internal/strictjson"
 )
 
 // configJSON is a Config's JSON form: the whole load, as `bindrace load --config` reads it and
@@ -59,17 +61,13 @@ func EncodeConfig(c Config) ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// DecodeConfig reads a Config's JSON form, one object. An unknown field, protocol or arrival,
-// a negative duration or rate is an error; the rest is Config.Normalized's to check.
+// DecodeConfig reads a Config's JSON form: one object (strictjson). An unknown field,
+// protocol or arrival, a negative duration or count, a rate that is not a positive number, a
+// request that is not HTTP, is an error naming the field; the bounds are Config.Normalized's.
 func DecodeConfig(r io.Reader) (Config, error) {
 	var j configJSON
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	if err := strictjson.Read(r, &j); err != nil {
 		return Config{}, fmt.Errorf("load config: %w", err)
-	}
-	if dec.More() {
-		return Config{}, errors.New("load config: more than one JSON value")
 	}
 	c := Config{Addr: j.Addr, Host: j.Host, Path: j.Path, Size: j.Size, Connections: j.Connections,
 		Pipelining: j.Pipelining, Workers: j.Workers, Warmup: time.Duration(j.Warmup), Duration: time.Duration(j.Duration),
@@ -81,18 +79,37 @@ func DecodeConfig(r io.Reader) (Config, error) {
 	if c.Arrival, ok = lookUp(arrivals, j.Arrival, Uniform); !ok {
 		return Config{}, fmt.Errorf("load config: arrival %q: want uniform or poisson", j.Arrival)
 	}
+	if err := checkRequests(c.Protocol, j.Requests); err != nil {
+		return Config{}, fmt.Errorf("load config: %w", err)
+	}
 	for _, r := range j.Requests {
 		c.Requests = append(c.Requests, []byte(r))
 	}
 	switch {
 	case c.Warmup < 0 || c.Duration < 0 || c.Timeout < 0 || c.LagTolerance < 0:
-		return Config{}, errors.New("load config: a duration is negative")
+		return Config{}, errors.New("load config: a duration (warmup, duration, timeout, lag_tolerance) is negative")
 	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
 		return Config{}, fmt.Errorf("load config: rate %v: want a positive number of requests per second", c.Rate)
+	case c.Rate == 0 && (j.Arrival != "" || c.LagTolerance != 0):
+		return Config{}, errors.New("load config: arrival and lag_tolerance are for an open loop: give rate too")
 	case c.Count < 0 || c.Connections < 0 || c.Pipelining < 0 || c.Workers < 0 || c.Size < 0:
 		return Config{}, errors.New("load config: a count (count, connections, pipelining, workers, size) is negative")
 	}
 	return c, nil
+}
+
+// checkRequests checks a config's requests: HTTP ones each one whole request (checkRequest);
+// a WebSocket load sends echoes of its own, never requests.
+func checkRequests(p Protocol, reqs []string) error {
+	if p == WebSocket && len(reqs) > 0 {
+		return errors.New("requests: a websocket load sends its own upgrade and echoes; give host and path instead")
+	}
+	for i, r := range reqs {
+		if err := checkRequest([]byte(r)); err != nil {
+			return fmt.Errorf("requests[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // lookUp finds name among m's values ("" is def).

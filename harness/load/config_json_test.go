@@ -15,7 +15,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 			Connections: 50, Pipelining: 10, Workers: 3, Warmup: 2 * time.Second, Duration: 1500 * time.Millisecond,
 			Timeout: 10 * time.Second, Rate: 2500.5, Arrival: Poisson, LagTolerance: 3 * time.Millisecond},
 		{Protocol: WebSocket, Addr: "s:80", Host: "s", Path: "/ws", Size: 64, Connections: 4, Pipelining: 2, Count: 1000},
-		{Addr: "s:1", Requests: [][]byte{[]byte("x")}},
+		{Addr: "s:1", Requests: [][]byte{[]byte("POST /json HTTP/1.1\r\nHost: s\r\nContent-Length: 2\r\n\r\n{}")}},
 	} {
 		b, err := EncodeConfig(c)
 		if err != nil {
@@ -51,8 +51,18 @@ func TestDecodeConfigRefuses(t *testing.T) {
 		{`{"addr": "s:1", "rate": -5}`, "rate"},
 		{`{"addr": "s:1", "count": -5}`, "negative"},
 		{`{"addr": "s:1", "connections": -1}`, "negative"},
-		{`{"addr": "s:1"} {"addr": "s:2"}`, "more than one"},
+		{`{"addr": "s:1"} {"addr": "s:2"}`, "a second JSON value"},
 		{`not json`, "load config"},
+		{`null`, "got null"},
+		{`[{"addr": "s:1"}]`, "got a list"},
+		{`{"addr": "s:1", "connections": "8"}`, `field "connections": want int`},
+		// Requests that are not HTTP: no server can answer them, so the run would measure nothing.
+		{`{"addr": "s:1", "requests": ["hello"]}`, "requests[0]: not an HTTP request"},
+		{`{"addr": "s:1", "requests": ["GET / HTTP/1.1\r\nHost: s\r\n"]}`, "ends before its head does"},
+		{`{"addr": "s:1", "requests": ["GET / HTTP/1.1\r\n\r\n", "GET / HTTP/2.0\r\n\r\n"]}`, "requests[1]: HTTP/2.0"},
+		{`{"addr": "s:1", "requests": ["POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab"]}`, "shorter than its head announces"},
+		{`{"addr": "s:1", "requests": ["GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n"]}`, "bytes after the request"},
+		{`{"protocol": "websocket", "addr": "s:1", "requests": ["GET /ws HTTP/1.1\r\n\r\n"]}`, "give host and path"},
 	} {
 		if _, err := DecodeConfig(strings.NewReader(c.json)); err == nil || !strings.Contains(err.Error(), c.say) {
 			t.Errorf("%s: %v, want an error saying %q", c.json, err, c.say)

@@ -35,11 +35,11 @@ type DBOptions struct {
 
 // Check reports bad values, naming the setting (db_scale, db_pool, keys).
 func (o DBOptions) Check() error {
-	if !(o.Scale > 0 && o.Scale <= 100) {
-		return setting.Errorf("{db_scale} %v: want 0 < scale <= 100 (1 is the full data set)", o.Scale)
+	if err := setting.Check("db_scale", o.Scale); err != nil {
+		return err
 	}
-	if o.Pool < 0 || o.Pool > 1000 {
-		return setting.Errorf("{db_pool} %d: want 1..1000", o.Pool)
+	if err := setting.Check("db_pool", float64(o.Pool)); err != nil {
+		return err
 	}
 	if _, err := db.ParseKeyDist(o.Keys); err != nil {
 		return setting.Errorf("{keys}: %v", err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bindrace/bindrace/harness/counters"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/strictjson"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/setting"
 	"github.com/bindrace/bindrace/harness/stats"
@@ -53,6 +55,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	if f < 0 {
 		return fmt.Errorf("negative duration %s", b)
+	}
+	if f >= math.MaxInt64/float64(time.Second) {
+		return fmt.Errorf("duration %s seconds is past the longest Go can hold (292 years)", b)
 	}
 	*d = Duration(f * float64(time.Second))
 	return nil
@@ -111,7 +116,7 @@ type Profile struct {
 	Scenario    string   `json:"scenario,omitempty"`  // one scenario ...
 	Scenarios   []string `json:"scenarios,omitempty"` // ... or several, one sub-session each
 
-	Pairs int `json:"pairs"` // race, fixed design: AB/BA pairs
+	Pairs int `json:"pairs,omitempty"` // race, fixed design: AB/BA pairs (none in a sequential one)
 	// Sequential plans the pairs instead: looks after every even pair count, stopping once every
 	// check is decided (stats.SequentialDesign); "pairs" is then left out.
 	Sequential *Sequential `json:"sequential,omitempty"`
@@ -229,18 +234,12 @@ func Load(nameOrPath, dir string) (*Profile, error) {
 	return p, nil
 }
 
-// Parse decodes a profile over the defaults and checks it.
+// Parse decodes a profile over the defaults and checks it: one JSON object (strictjson), every
+// field known and of its type, every value in range (Check).
 func Parse(b []byte) (*Profile, error) {
 	p := Default()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
-		}
-		// encoding/json says `json: unknown field "x"`: keep the name, drop the prefix.
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	if err := strictjson.Decode(b, &p); err != nil {
+		return nil, err
 	}
 	if len(p.Scenarios) > 0 && p.Scenario != "" && p.Scenario != Default().Scenario {
 		return nil, errors.New(`set "scenario" or "scenarios", not both`)
@@ -248,8 +247,12 @@ func Parse(b []byte) (*Profile, error) {
 	if len(p.Scenarios) > 0 {
 		p.Scenario = ""
 	}
+	p.emptyIsNone()
 	if p.Sequential != nil {
-		if bytes.Contains(b, []byte(`"pairs"`)) {
+		var given struct {
+			Pairs *int `json:"pairs"`
+		}
+		if json.Unmarshal(b, &given) == nil && given.Pairs != nil {
 			return nil, errors.New(`set "pairs" (a fixed design) or "sequential", not both`)
 		}
 		p.Pairs = 0
@@ -258,6 +261,22 @@ func Parse(b []byte) (*Profile, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// emptyIsNone makes an empty list or map of the file none at all, as the profile's encoding
+// writes both (omitted), so a profile reads back the same from its own JSON.
+func (p *Profile) emptyIsNone() {
+	if len(p.Scenarios) == 0 {
+		p.Scenarios = nil
+	}
+	if len(p.ExtraRaces) == 0 {
+		p.ExtraRaces = nil
+	}
+	for _, m := range []*map[string]float64{&p.Thresholds.CounterMaxDeltaPct, &p.Thresholds.CounterMaxGrowthPct, &p.Thresholds.CounterMaxExcess} {
+		if len(*m) == 0 {
+			*m = nil
+		}
+	}
 }
 
 // Check validates the values; an error names the setting (setting.Error).
@@ -294,6 +313,13 @@ func (p *Profile) Check() error {
 		return err
 	}
 	if err := CheckRate(p.Rate, p.RateFraction); err != nil {
+		return err
+	}
+	if err := checkThresholds(p.Thresholds); err != nil {
+		return err
+	}
+	// The bounds before the races: a design of millions of pairs would take hours to plan.
+	if err := p.checkBounds(); err != nil {
 		return err
 	}
 	return p.checkRaces()

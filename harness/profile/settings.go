@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -111,6 +112,9 @@ func (set Setter) Threshold(s string) error {
 	if err != nil {
 		return setting.Errorf("{thresholds} %q: %q is not a number", s, val)
 	}
+	if err := checkThreshold(name, f); err != nil {
+		return err
+	}
 	switch {
 	case name == "min_median_delta_pct" || name == "min_median_delta":
 		set.p.Thresholds.MinMedianDeltaPct = f
@@ -119,16 +123,16 @@ func (set Setter) Threshold(s string) error {
 	case name == "max_p50_delta_pct" || name == "max_p50_delta":
 		set.p.Thresholds.MaxP50DeltaPct = f
 	case strings.HasPrefix(name, "counter_delta."):
-		return setCounterLimit(&set.p.Thresholds.CounterMaxDeltaPct, s, strings.TrimPrefix(name, "counter_delta."), f)
+		setCounterLimit(&set.p.Thresholds.CounterMaxDeltaPct, strings.TrimPrefix(name, "counter_delta."), f)
 	case strings.HasPrefix(name, "counter_excess."):
-		return setCounterLimit(&set.p.Thresholds.CounterMaxExcess, s, strings.TrimPrefix(name, "counter_excess."), f)
+		setCounterLimit(&set.p.Thresholds.CounterMaxExcess, strings.TrimPrefix(name, "counter_excess."), f)
 	case name == "max_errors":
-		if f < 0 || f != float64(int64(f)) {
+		if f != math.Trunc(f) || f > 1<<53 {
 			return setting.Errorf("{thresholds} %q: max_errors must be a whole number ≥ 0", s)
 		}
 		set.p.Thresholds.MaxErrors = int64(f)
 	case strings.HasPrefix(name, "counter."):
-		return setCounterLimit(&set.p.Thresholds.CounterMaxGrowthPct, s, strings.TrimPrefix(name, "counter."), f)
+		setCounterLimit(&set.p.Thresholds.CounterMaxGrowthPct, strings.TrimPrefix(name, "counter."), f)
 	case name == "syscall_max_delta_pct":
 		set.p.Thresholds.SyscallMaxDeltaPct = &f
 	case name == "syscall_max_growth_pct":
@@ -141,17 +145,12 @@ func (set Setter) Threshold(s string) error {
 	return nil
 }
 
-// setCounterLimit sets the limit of counter c in *m (made when nil); arg is the threshold as
-// given, for the error.
-func setCounterLimit(m *map[string]float64, arg, c string, limit float64) error {
-	if c == "" {
-		return setting.Errorf("{thresholds} %q: counter name missing", arg)
-	}
+// setCounterLimit sets the limit of counter c in *m (made when nil).
+func setCounterLimit(m *map[string]float64, c string, limit float64) {
 	if *m == nil {
 		*m = map[string]float64{}
 	}
 	(*m)[c] = limit
-	return nil
 }
 
 // Sample adds the sample counters mode to the profile's (on), or takes it out.

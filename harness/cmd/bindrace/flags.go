@@ -34,6 +34,7 @@ func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
 func parse(fs *pflag.FlagSet, cmd, usage string, args []string, stdout, stderr io.Writer) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
+			withBounds(fs)
 			fmt.Fprintf(stdout, "%s\n\nFlags:\n%s", usage, fs.FlagUsages())
 			return 0, true
 		}
@@ -203,4 +204,15 @@ func givenSettings(fs *pflag.FlagSet) map[string]bool {
 	given := map[string]bool{}
 	fs.Visit(func(f *pflag.Flag) { given[strings.ReplaceAll(f.Name, "-", "_")] = true })
 	return given
+}
+
+// withBounds adds to the help of every flag that sets a bounded resource its bound on this
+// machine (setting.Bounds), once.
+func withBounds(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
+		b, ok := setting.BoundOf(strings.ReplaceAll(f.Name, "-", "_"))
+		if ok && !strings.HasSuffix(f.Usage, " here]") {
+			f.Usage += " [" + b.Text() + "]"
+		}
+	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/setting"
 )
 
 const loadUsageHTTP = `Usage: bindrace load URL [flags]
@@ -74,7 +75,7 @@ func loadCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, sum, err := lf.config()
 	if err != nil {
-		return loadBad(stderr, "%v", err)
+		return loadBad(stderr, "%s", flagWords(err))
 	}
 	if lf.remote.clients != "" {
 		return runRemoteLoad(stdout, stderr, lf, cfg, sum)
@@ -163,6 +164,7 @@ func newLoadFlags(ws bool, stderr io.Writer) *loadFlags {
 	}
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
+		withBounds(fs)
 		fs.PrintDefaults()
 	}
 	return lf
@@ -242,8 +244,8 @@ func (lf *loadFlags) fromConfigFile() (load.Config, loadSummary, error) {
 		return c, loadSummary{}, fmt.Errorf("--config %s: %w", lf.configFile, err)
 	}
 	lf.workersGiven = c.Workers > 0
-	if c, err = c.Normalized(); err != nil {
-		return c, loadSummary{}, fmt.Errorf("--config %s: %w", lf.configFile, err)
+	if c, err = c.Normalized(); err != nil { // the file's field, not a flag
+		return c, loadSummary{}, fmt.Errorf("--config %s: %w", lf.configFile, plainSetting{err})
 	}
 	target := "http://" + c.Addr
 	if c.Protocol == load.WebSocket {
@@ -290,6 +292,9 @@ func (lf *loadFlags) http(c *load.Config) (loadSummary, error) {
 	}
 	var bodyp *string
 	if lf.fs.Changed("body") {
+		if err := setting.Check("body", float64(len(lf.body))); err != nil {
+			return loadSummary{}, err
+		}
 		bodyp = &lf.body
 	}
 	req, err := buildRequest(u.Host, u.RequestURI(), lf.scen, lf.method, lf.headers, bodyp)
@@ -308,8 +313,8 @@ func (lf *loadFlags) webSocket(c *load.Config) (loadSummary, error) {
 	if err != nil {
 		return loadSummary{}, err
 	}
-	if c.Size < 1 || c.Size > scenario.WSMaxMessage {
-		return loadSummary{}, fmt.Errorf("--size must be between 1 and %d", scenario.WSMaxMessage)
+	if err := setting.Check("size", float64(c.Size)); err != nil {
+		return loadSummary{}, err
 	}
 	target, err := parseWSURL(lf.fs.Arg(0))
 	if err != nil {
@@ -341,8 +346,12 @@ func runLoad(stdout, stderr io.Writer, cfg load.Config, sum loadSummary, asJSON 
 }
 
 // printLoad prints a measured load, the --json object or the human summary, and returns the
-// exit status: 2 when runErr left it incomplete (named on stderr), 0 otherwise.
+// exit status: 2 when runErr left it incomplete or nothing valid came back (named on stderr), 0
+// otherwise.
 func printLoad(stdout, stderr io.Writer, res *load.Result, cfg load.Config, sum loadSummary, asJSON bool, runErr error) int {
+	if runErr == nil && res.Responses == 0 {
+		runErr = nothingMeasured(res, sum)
+	}
 	if asJSON {
 		if werr := writeLoadJSON(stdout, res, cfg, sum, runErr); werr != nil {
 			return loadBad(stderr, "%v", werr)

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/bindrace/bindrace/harness/load"
@@ -69,16 +70,7 @@ func writeLoadHuman(w io.Writer, res *load.Result, sh load.Config, sum loadSumma
 		fmt.Fprintf(w, "  %d reconnects\n", res.Reconnects)
 	}
 	if n := res.ErrorCount(); n > 0 {
-		kinds := make([]string, 0, len(res.Errors))
-		for k := range res.Errors {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		parts := make([]string, len(kinds))
-		for i, k := range kinds {
-			parts[i] = fmt.Sprintf("%s %d", k, res.Errors[k])
-		}
-		fmt.Fprintf(w, "  Errors: %d (%s)\n", n, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  Errors: %d (%s)\n", n, errorKinds(res.Errors))
 	}
 	fmt.Fprintf(w, "%s: %12.2f\n", sum.Rate, res.RPS)
 	if s := res.Elapsed.Seconds(); s > 0 {
@@ -96,6 +88,30 @@ func writeLoadHuman(w io.Writer, res *load.Result, sh load.Config, sum loadSumma
 	if runErr != nil {
 		fmt.Fprintf(w, "INCOMPLETE: %v\n", runErr)
 	}
+}
+
+// errorKinds lists errors by kind, "malformed 905, timeout 2".
+func errorKinds(errs map[string]int64) string {
+	kinds := slices.Sorted(maps.Keys(errs))
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, errs[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nothingMeasured is what a run that got no valid answer says: every request failed, timed
+// out or came back as bytes that are not the protocol's, so no figure measures the target.
+func nothingMeasured(res *load.Result, sum loadSummary) error {
+	answers := sum.Answers
+	if answers == "" {
+		answers = "responses"
+	}
+	why := "no answer and no error: the target never replied"
+	if n := res.ErrorCount(); n > 0 {
+		why = fmt.Sprintf("%d errors: %s", n, errorKinds(res.Errors))
+	}
+	return fmt.Errorf("no valid %s in the window (%s): nothing was measured", answers, why)
 }
 
 func ms(v float64) string {

@@ -86,7 +86,7 @@ func TestBadProfileFlagValues(t *testing.T) {
 		{[]string{"--rate", "0"}, "--rate must be above 0 requests/s (got 0)"},
 		{[]string{"--rate-fraction", "1.5"}, "--rate-fraction must be in (0, 1] (got 1.5)"},
 		{[]string{"--pairs", "6", "--max-pairs", "20"}, "give one kind"},
-		{[]string{"--min-pairs", "1"}, "--min-pairs must be at least 2 (got 1)"},
+		{[]string{"--min-pairs", "1"}, "--min-pairs 1 is out of range: want 2 to 1000 here"},
 		// quick gates one check at 5% per direction: 2^-6 <= 5% < 2^-4, so unanimous pairs
 		// decide from 6 on (--max-pairs 6 loads: TestDecisiveBudgetLoads).
 		{[]string{"--min-pairs", "2", "--max-pairs", "4"}, "--max-pairs 4 can decide nothing: with 1 gated check(s) sharing the 5% false-FAIL budget (5% per check and direction) even a race that wins every pair needs 6 pairs; give at least 6"},

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/bindrace/bindrace/harness/kinds"
+	"github.com/bindrace/bindrace/harness/setting"
 )
 
 const sweepUsage = `Usage: bindrace sweep --targets T1,T2 (--rates a,b,c | --fractions 0.25,0.5,0.75,0.9) [--slo 1ms] [flags]
@@ -40,6 +41,11 @@ func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	err := so.Check()
 	if err == nil && fs.Changed("slo") && *slo <= 0 {
 		err = fmt.Errorf("--slo must be above 0 (got %s)", *slo)
+	}
+	for _, r := range *rates {
+		if rerr := setting.Check("rate", r); err == nil && rerr != nil {
+			err = fmt.Errorf("--rates: %w", plainSetting{rerr})
+		}
 	}
 	if err == nil {
 		err = lagTolerance(fs, *lag)

@@ -55,9 +55,6 @@ func (c Config) Normalized() (Config, error) {
 		if c.Size == 0 {
 			c.Size = scenario.WSMessageSize
 		}
-		if c.Size < 0 || c.Size > scenario.WSMaxMessage {
-			return c, fmt.Errorf("load: message size %d out of range 0..%d", c.Size, scenario.WSMaxMessage)
-		}
 	default:
 		return c, fmt.Errorf("load: unknown protocol %d", c.Protocol)
 	}
@@ -87,7 +84,7 @@ func (c Config) Normalized() (Config, error) {
 	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || c.Rate < 0:
 		return c, fmt.Errorf("load: rate %v: want a positive number of requests per second (or 0 for a closed loop)", c.Rate)
 	case c.Rate == 0:
-		return c, nil
+		return c, c.checkBounds()
 	case c.Arrival != Uniform && c.Arrival != Poisson:
 		return c, fmt.Errorf("load: unknown %v", c.Arrival)
 	case c.LagTolerance < 0:
@@ -95,7 +92,7 @@ func (c Config) Normalized() (Config, error) {
 	case c.LagTolerance == 0:
 		c.LagTolerance = time.Millisecond
 	}
-	return c, nil
+	return c, c.checkBounds()
 }
 
 // share is worker i's part of a normalized configuration: its connections and, in Count
