@@ -64,7 +64,8 @@ func (f *Fleet) RunLoad(ctx context.Context, d Drive, h load.Hooks) (*load.Resul
 	}
 	stopHooks := windowHooks(plan.At, d.Config, h)
 	defer stopHooks()
-	parts, err := f.collect(ctx, procs, plan.At.Add(d.Config.Warmup+d.Config.Duration))
+	length := d.Config.Warmup + d.Config.Duration
+	parts, err := f.collect(ctx, procs, plan.At.Add(length), length+resultGrace)
 	res := load.Merge(results(parts))
 	if res == nil && err == nil {
 		err = errors.New("fleet: no client produced a result")
@@ -173,19 +174,23 @@ func readResult(out []byte) (*load.Result, error) {
 
 // resultGrace is how long after the common window closes a generator has to end and print its
 // result: it closes its connections (a second at most), prints, exits, and the host reports it
-// over ssh. A generator not done by then hangs.
-const resultGrace = 15 * time.Second
+// over ssh. A generator not done by then, and by as long again as its load, hangs: a busy host
+// (a 2-CPU lab at a load average of 20) is slow at all of it, in proportion.
+const resultGrace = 30 * time.Second
 
-// collect waits for every load generator until the window has closed (end, in this machine's
-// clock) and resultGrace more, stopping one that hangs, and reads its JSON; failures name their
-// host and what it did. A result that reads well is kept even when its host failed otherwise.
-func (f *Fleet) collect(ctx context.Context, procs []*remote.Process, end time.Time) ([]ClientResult, error) {
-	wctx, cancel := context.WithDeadline(ctx, end.Add(resultGrace))
+// collect waits for every load generator until grace after the loads' end (in this machine's
+// clock), stopping one that hangs, and reads its JSON; failures name their host and what it
+// did. A result that reads well is kept even when its host failed otherwise.
+func (f *Fleet) collect(ctx context.Context, procs []*remote.Process, end time.Time, grace time.Duration) ([]ClientResult, error) {
+	wctx, cancel := context.WithDeadline(ctx, end.Add(grace))
 	defer cancel()
+	for _, p := range procs {
+		p.Exited() // every watcher at once: one host's end is not read after another's wait
+	}
 	var parts []ClientResult
 	var errs []error
 	for _, p := range procs {
-		res, err := collectOne(ctx, wctx, p)
+		res, err := collectOne(ctx, wctx, p, grace)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("load generator on host %s: %w", p.Host, err))
 		}
@@ -196,17 +201,24 @@ func (f *Fleet) collect(ctx context.Context, procs []*remote.Process, end time.T
 	return parts, errors.Join(errs...)
 }
 
-// collectOne waits for p (until wctx ends) and reads its result.
-func collectOne(ctx, wctx context.Context, p *remote.Process) (*load.Result, error) {
+// collectOne waits for p (until wctx ends, grace after its load's end) and reads its result.
+func collectOne(ctx, wctx context.Context, p *remote.Process, grace time.Duration) (*load.Result, error) {
+	bg := context.WithoutCancel(ctx)
 	code, err := p.Wait(wctx)
+	hung := ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)
+	if hung {
+		if alive, aerr := p.Alive(bg); aerr == nil && !alive {
+			code, err = p.Wait(ctx) // it ended meanwhile, and its watcher was slow to say how
+			hung = false
+		}
+	}
 	if err != nil {
 		p.Stop()
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("no result %s after the window closed: it hangs (stopped)", resultGrace)
+		if hung {
+			return nil, fmt.Errorf("no result %s after its load's end: it hangs (stopped)", grace)
 		}
 		return nil, err
 	}
-	bg := context.WithoutCancel(ctx)
 	out, err := p.Output(bg)
 	if err != nil {
 		return nil, err
