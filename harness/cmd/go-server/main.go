@@ -57,7 +57,11 @@ func serve(target, host string, port, threads int) error {
 	if threads > 0 {
 		runtime.GOMAXPROCS(threads)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	network := "tcp"
+	if ip := net.ParseIP(host); ip != nil && ip.To4() != nil {
+		network = "tcp4" // 0.0.0.0 is every IPv4 address, as for the other targets (Go's "tcp" adds IPv6)
+	}
+	ln, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return fmt.Errorf("port %d is in use", port)

@@ -244,7 +244,7 @@ ClientAliveCountMax 3
 MaxStartups 64:30:128
 LogLevel VERBOSE
 Subsystem sftp internal-sftp
-ForceCommand %s
+ForceCommand exec %s
 `, h.Role, h.Addr, key, filepath.Join(l.Dir, "authorized_keys"), command)
 		if err := os.WriteFile(filepath.Join(l.Dir, h.Role+".sshd_config"), []byte(cfg), 0o600); err != nil {
 			return err

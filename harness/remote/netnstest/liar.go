@@ -26,7 +26,8 @@ done
 if [ -s @BASE@.delay ]; then sleep "$(cat @BASE@.delay)"; fi
 BINDRACE_LAB_CONN=$PPID; export BINDRACE_LAB_CONN
 # The command's text must not be in the environment of what it runs: the harness's scripts find
-# a session's processes by a tag in their environment, and the text of its stop script holds it.
+# a session's processes by a tag in their environment, and the text of its stop script holds it
+# (so sshd's ForceCommand execs this script: a login shell left waiting would hold it too).
 unset SSH_ORIGINAL_COMMAND
 exec sh -c "$cmd"
 `
