@@ -303,21 +303,18 @@ func (s *Session) Run(ctx context.Context, h Host, script string) ([]byte, error
 
 func (s *Session) run(ctx context.Context, h Host, op, script string, in io.Reader) ([]byte, error) {
 	out, err := s.r.run(ctx, h, op, script, in, s.mux(h)...)
-	return out, s.lost(h, err)
-}
-
-// lost names a lost connection for what it is: a command through the host's lifeline whose
-// ssh exited 255 without a word, as the lifeline ended too, was cut off with it (the mux client
-// says nothing when its master connection drops).
-func (s *Session) lost(h Host, err error) error {
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != ErrCommand || e.ExitCode != 255 || e.Detail != "" {
-		return err
-	}
 	s.mu.Lock()
 	st := s.hosts[h.String()]
 	s.mu.Unlock()
-	if st == nil {
+	return out, dropped(st, err)
+}
+
+// dropped names a lost connection for what it is: a command through the lifeline of st whose
+// ssh exited 255 without a word, as the lifeline ended too, was cut off with it (the mux client
+// says nothing when its master connection drops).
+func dropped(st *hostState, err error) error {
+	var e *Error
+	if st == nil || !errors.As(err, &e) || e.Kind != ErrCommand || e.ExitCode != 255 || e.Detail != "" {
 		return err
 	}
 	select {
