@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +64,8 @@ func (f *Fleet) RunLoad(ctx context.Context, d Drive, h load.Hooks) (*load.Resul
 	}
 	stopHooks := windowHooks(plan.At, d.Config, h)
 	defer stopHooks()
-	parts, err := f.collect(ctx, procs)
+	length := d.Config.Warmup + d.Config.Duration
+	parts, err := f.collect(ctx, procs, plan.At.Add(length), length+resultGrace)
 	res := load.Merge(results(parts))
 	if res == nil && err == nil {
 		err = errors.New("fleet: no client produced a result")
@@ -156,37 +158,87 @@ func windowHooks(at time.Time, c load.Config, h load.Hooks) func() {
 	}
 }
 
-// readResult reads a generator's `bindrace load --json` output.
+// readResult reads a generator's `bindrace load --json` output (load.DecodeOutput: every
+// figure checked) into its Result.
 func readResult(out []byte) (*load.Result, error) {
 	o, err := load.DecodeOutput(out)
 	if err != nil {
 		return nil, err
 	}
+	if o.Incomplete != "" {
+		res, _ := o.Result()
+		return res, fmt.Errorf("load output: incomplete: %s", o.Incomplete)
+	}
 	return o.Result()
 }
 
-// collect waits for every load generator and reads its JSON; failures name their host.
-func (f *Fleet) collect(ctx context.Context, procs []*remote.Process) ([]ClientResult, error) {
+// resultGrace is how long after the common window closes a generator has to end and print its
+// result: it closes its connections (a second at most), prints, exits, and the host reports it
+// over ssh. A generator not done by then, and by as long again as its load, hangs: a busy host
+// (a 2-CPU lab at a load average of 20) is slow at all of it, in proportion.
+const resultGrace = 30 * time.Second
+
+// collect waits for every load generator until grace after the loads' end (in this machine's
+// clock), stopping one that hangs, and reads its JSON; failures name their host and what it
+// did. A result that reads well is kept even when its host failed otherwise.
+func (f *Fleet) collect(ctx context.Context, procs []*remote.Process, end time.Time, grace time.Duration) ([]ClientResult, error) {
+	wctx, cancel := context.WithDeadline(ctx, end.Add(grace))
+	defer cancel()
+	for _, p := range procs {
+		p.Exited() // every watcher at once: one host's end is not read after another's wait
+	}
 	var parts []ClientResult
 	var errs []error
 	for _, p := range procs {
-		code, err := p.Wait(ctx)
+		res, err := collectOne(ctx, wctx, p, grace)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("load generator on host %s: %w", p.Host, err))
-			p.Stop()
-			continue
-		}
-		out, oerr := p.Output(context.WithoutCancel(ctx))
-		res, perr := readResult(out)
-		if code != 0 || oerr != nil || perr != nil {
-			tail, _ := p.LogTail(context.WithoutCancel(ctx), 3)
-			errs = append(errs, fmt.Errorf("load generator on host %s: exit %d: %v", p.Host, code, errors.Join(oerr, perr, errors.New(tail))))
 		}
 		if res != nil {
 			parts = append(parts, ClientResult{Host: p.Host, Result: res})
 		}
 	}
 	return parts, errors.Join(errs...)
+}
+
+// collectOne waits for p (until wctx ends, grace after its load's end) and reads its result.
+func collectOne(ctx, wctx context.Context, p *remote.Process, grace time.Duration) (*load.Result, error) {
+	bg := context.WithoutCancel(ctx)
+	code, err := p.Wait(wctx)
+	hung := ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)
+	if hung {
+		if alive, aerr := p.Alive(bg); aerr == nil && !alive {
+			code, err = p.Wait(ctx) // it ended meanwhile, and its watcher was slow to say how
+			hung = false
+		}
+	}
+	if err != nil {
+		p.Stop()
+		if hung {
+			return nil, fmt.Errorf("no result %s after its load's end: it hangs (stopped)", grace)
+		}
+		return nil, err
+	}
+	out, err := p.Output(bg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := readResult(out)
+	if code != 0 {
+		tail, _ := p.LogTail(bg, 3)
+		err = fmt.Errorf("exit %d: %s", code, oneLine(tail, err))
+	}
+	return res, err
+}
+
+// oneLine is a log tail and an error on one line.
+func oneLine(tail string, err error) string {
+	parts := strings.Fields(strings.ReplaceAll(strings.TrimSpace(tail), "\n", " | "))
+	s := strings.Join(parts, " ")
+	if err != nil {
+		s = strings.TrimPrefix(s+"; "+err.Error(), "; ")
+	}
+	return s
 }
 
 // results are the parts' Results.

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"bytes"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -49,11 +51,37 @@ func TestSharesSplitTheLoad(t *testing.T) {
 	}
 }
 
-func TestReadResultRefusesGarbage(t *testing.T) {
-	if _, err := readResult([]byte("not json")); err == nil {
-		t.Error("no error for output that is not JSON")
+// A generator's output is read through load's decoder: garbage and impossible figures are
+// refused naming the field; an incomplete result is kept, and says so.
+func TestReadResult(t *testing.T) {
+	real, err := os.ReadFile("../load/testdata/output-closed.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := readResult([]byte(`{"responses": 1, "hist": "####"}`)); err == nil || !strings.Contains(err.Error(), "histogram") {
-		t.Errorf("bad histogram: %v", err)
+	if res, err := readResult(real); err != nil || res.Responses != 65440 {
+		t.Fatalf("a real output: %v", err)
+	}
+	for _, c := range []struct{ out, say string }{
+		{"not json", "invalid character"},
+		{strings.Replace(string(real), `"responses":65440`, `"responses":-65440`, 1), "responses -65440"},
+		{strings.Replace(string(real), `"hist":"`, `"hist":"##`, 1), "hist: histogram"},
+	} {
+		if _, err := readResult([]byte(c.out)); err == nil || !strings.Contains(err.Error(), c.say) {
+			t.Errorf("%.40q: %v, want %q", c.out, err, c.say)
+		}
+	}
+	cut := strings.Replace(string(real), `"reconnects":0`, `"reconnects":0,"incomplete":"interrupted"`, 1)
+	if res, err := readResult([]byte(cut)); res == nil || err == nil || !strings.Contains(err.Error(), "incomplete: interrupted") {
+		t.Errorf("incomplete output: %v, %v", res, err)
+	}
+}
+
+// A log tail and an error read as one line.
+func TestOneLine(t *testing.T) {
+	if got := oneLine("a\nb  c\n", errors.New("x")); got != "a | b c; x" {
+		t.Errorf("oneLine = %q", got)
+	}
+	if got := oneLine("", errors.New("x")); got != "x" {
+		t.Errorf("oneLine = %q", got)
 	}
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
-// Server is a target's scenario server on the server host: `bindrace serve` there, listening
-// on every address; Pid is the serving process (the binding-server, go-server or node that
+// Server is a target's scenario server on the server host: `bindrace serve --listen 0.0.0.0`
+// there, listening on every IPv4 address of that host (the clients and this harness dial it by
+// the host's name), for the server's life only; Pid is the serving process (the binding-server, go-server or node that
 // `bindrace serve` spawned), whose CPU and RSS Usage reads from the host's /proc.
 type Server struct {
 	Target  string
@@ -38,13 +39,13 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 	if err := f.prepareTarget(ctx, h, target); err != nil {
 		return nil, err
 	}
-	argv := []string{f.bindrace(), "serve", "--target", target, "--port", "0"}
+	argv := []string{f.bindrace(), "serve", "--target", target, "--port", "0", "--listen", everyAddress}
 	if threads > 0 {
 		argv = append(argv, "--threads", strconv.Itoa(threads))
 	}
 	t0 := time.Now()
 	p, err := f.s.Start(ctx, h, remote.ProcessSpec{Name: "server", Argv: argv, SeparateStdout: true,
-		Env: []string{"BINDRACE_ROOT=" + f.s.Dir, "BINDRACE_LISTEN_HOST=0.0.0.0"}})
+		Env: []string{"BINDRACE_ROOT=" + f.s.Dir}})
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +60,9 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 	srv.Startup = time.Since(t0)
 	return srv, nil
 }
+
+// everyAddress is what a remote server listens on: other hosts must reach it.
+const everyAddress = "0.0.0.0"
 
 // prepareTarget copies what target runs from to h (targets.Target.ForHost), after checking
 // that h has the Node it needs, if any.
@@ -94,6 +98,9 @@ func (s *Server) awaitReady(ctx context.Context, timeout time.Duration) error {
 	for {
 		if out, err := s.proc.Output(ctx); err == nil {
 			r, ok, err := targets.ParseReady(out)
+			if err == nil && ok {
+				err = s.expect(r)
+			}
 			if err != nil {
 				return fmt.Errorf("host %s: target %s: %w", s.Host, s.Target, err)
 			}
@@ -114,6 +121,18 @@ func (s *Server) awaitReady(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("host %s: target %s not listening after %s", s.Host, s.Target, timeout)
 		}
 	}
+}
+
+// expect checks that a sane ready line is the one asked for: this target, listening where
+// the clients can reach it.
+func (s *Server) expect(r targets.Ready) error {
+	if r.Target != s.Target {
+		return fmt.Errorf("ready line names target %q", r.Target)
+	}
+	if r.Host != everyAddress {
+		return fmt.Errorf("ready line: host %q, want %s: the clients could not reach it", r.Host, everyAddress)
+	}
+	return nil
 }
 
 // Addr is host:port as the clients and the harness dial it.

@@ -1,8 +1,11 @@
 package load
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -56,6 +59,9 @@ type OpenOutput struct {
 // NewOutput is res's Output, with the shape of cfg that produced it and runErr, the error
 // that left it incomplete (or nil).
 func NewOutput(res *Result, cfg Config, runErr error) (*Output, error) {
+	if n, err := cfg.Normalized(); err == nil {
+		cfg = n // the shape that ran: a pipelining left 0 ran as 1
+	}
 	o := &Output{
 		RPS: round.To(res.RPS, 1), Responses: res.Responses, Latency: res.Latency,
 		Errors: res.ErrorCount(), ErrorsByKind: res.Errors, DurationS: round.To(res.Elapsed.Seconds(), 6),
@@ -85,10 +91,26 @@ func NewOutput(res *Result, cfg Config, runErr error) (*Output, error) {
 	return o, nil
 }
 
-// DecodeOutput reads an Output's JSON form.
+// DecodeOutput reads an Output's JSON form, what a generator on another host sends back: one
+// object of Output's fields and nothing after it, its figures sane (Check). Errors name the
+// field.
 func DecodeOutput(b []byte) (*Output, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("load output: empty (the generator printed nothing)")
+	}
 	var o Output
-	if err := json.Unmarshal(b, &o); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("truncated after %d bytes", len(b))
+		}
+		return nil, fmt.Errorf("load output: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("load output: more after the object")
+	}
+	if err := o.Check(); err != nil {
 		return nil, fmt.Errorf("load output: %w", err)
 	}
 	return &o, nil
@@ -101,8 +123,8 @@ func (o *Output) Result() (*Result, error) {
 		Unit: o.Unit, Latency: o.Latency, Errors: o.ErrorsByKind, BytesRead: o.BytesRead, Reconnects: o.Reconnects,
 		Client: o.Client}
 	var err error
-	if res.Hist, err = decodeHist(o.Hist, "latency"); err != nil {
-		return nil, err
+	if res.Hist, err = decodeHist(o.Hist, "hist"); err != nil {
+		return nil, fmt.Errorf("load output: %w", err)
 	}
 	if res.Hist != nil {
 		res.Latency = Summarize(res.Hist)
@@ -111,8 +133,8 @@ func (o *Output) Result() (*Result, error) {
 		res.Open = &OpenLoop{Rate: op.Rate, Arrival: op.Arrival, Sent: op.Sent, SentRate: op.SentRPS,
 			Lag: Latency{P50: op.LagP50, P99: op.LagP99, Max: op.LagMax}, CPUPct: op.CPUPct, GeneratorBound: op.GeneratorBound,
 			LagTolerance: time.Duration(op.LagTolerance * float64(time.Millisecond))}
-		if res.Open.LagHist, err = decodeHist(op.LagHist, "send-lag"); err != nil {
-			return nil, err
+		if res.Open.LagHist, err = decodeHist(op.LagHist, "lag_hist"); err != nil {
+			return nil, fmt.Errorf("load output: %w", err)
 		}
 		if res.Open.LagHist != nil {
 			res.Open.Lag = Summarize(res.Open.LagHist)
@@ -121,14 +143,14 @@ func (o *Output) Result() (*Result, error) {
 	return res, nil
 }
 
-// decodeHist decodes one of an Output's histograms; nil when there is none.
+// decodeHist decodes one of an Output's histograms, field; nil when there is none.
 func decodeHist(enc, what string) (*hdrhistogram.Histogram, error) {
 	if enc == "" {
 		return nil, nil
 	}
 	h, err := engine.DecodeHistogram(enc)
 	if err != nil {
-		return nil, fmt.Errorf("load output: %s histogram: %w", what, err)
+		return nil, fmt.Errorf("%s: histogram: %w", what, err)
 	}
 	return h, nil
 }

@@ -362,7 +362,16 @@ func (p *Process) LogTail(ctx context.Context, n int) (string, error) {
 }
 
 // Output returns the content of the process's stdout file on the host (with SeparateStdout,
-// the command's result; otherwise the shared log).
+// the command's result; otherwise the shared log), up to MaxOutput bytes: more is an error, so
+// a command that prints without end cannot fill this process's memory.
 func (p *Process) Output(ctx context.Context) ([]byte, error) {
-	return p.s.run(ctx, p.Host, p.op("read output of"), "cat "+Quote(p.Out), nil)
+	out, err := p.s.run(ctx, p.Host, p.op("read output of"), "head -c "+strconv.Itoa(MaxOutput+1)+" "+Quote(p.Out), nil)
+	if err == nil && len(out) > MaxOutput {
+		return out[:MaxOutput], &Error{Host: p.Host, Op: p.op("read output of"), Kind: ErrCommand, ExitCode: -1,
+			Detail: fmt.Sprintf("it printed over %d bytes", MaxOutput)}
+	}
+	return out, err
 }
+
+// MaxOutput bounds what Output reads: a load's JSON with its histograms is a few KiB.
+const MaxOutput = 1 << 20

@@ -302,7 +302,28 @@ func (s *Session) Run(ctx context.Context, h Host, script string) ([]byte, error
 }
 
 func (s *Session) run(ctx context.Context, h Host, op, script string, in io.Reader) ([]byte, error) {
-	return s.r.run(ctx, h, op, script, in, s.mux(h)...)
+	out, err := s.r.run(ctx, h, op, script, in, s.mux(h)...)
+	s.mu.Lock()
+	st := s.hosts[h.String()]
+	s.mu.Unlock()
+	return out, dropped(st, err)
+}
+
+// dropped names a lost connection for what it is: a command through the lifeline of st whose
+// ssh exited 255 without a word, as the lifeline ended too, was cut off with it (the mux client
+// says nothing when its master connection drops).
+func dropped(st *hostState, err error) error {
+	var e *Error
+	if st == nil || !errors.As(err, &e) || e.Kind != ErrCommand || e.ExitCode != 255 || e.Detail != "" {
+		return err
+	}
+	select {
+	case <-st.ended:
+	case <-time.After(2 * time.Second):
+		return err
+	}
+	e.Kind, e.ExitCode, e.Detail = ErrLost, -1, "the session's connection to the host dropped"
+	return e
 }
 
 func describeEnd(st *hostState) string {

@@ -14,7 +14,9 @@ import (
 // figures and signals reach the server, not a wrapper.
 func (t *Target) command(port int, o StartOptions) (argv, env []string, err error) {
 	p := strconv.Itoa(port)
-	env = []string{"PORT=" + p}
+	// Every kind of server reads where to listen from here (a cmd: target may: its command
+	// decides); explicit, so none inherits another address from the harness's environment.
+	env = []string{"PORT=" + p, ListenEnv + "=" + o.listen()}
 	if o.CPUs != "" {
 		cpus, err := machine.ParseCPUs(o.CPUs)
 		if err != nil {
@@ -83,6 +85,9 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 	}
 	return argv, env, nil
 }
+
+// ListenEnv names the variable that tells a scenario server the address to listen on.
+const ListenEnv = "BINDRACE_LISTEN_HOST"
 
 // isSimpleCommand reports a command with no shell control operator, which "exec" can prefix.
 func isSimpleCommand(cmd string) bool {

@@ -11,6 +11,7 @@ type ServeOptions struct {
 	Port    int       // 0: a free port
 	Threads int       // event loops for binding, GOMAXPROCS for fasthttp/nethttp; 0: the default
 	Log     io.Writer // a spawned server's output
+	Listen  string    // the IP address to listen on; "": loopback
 	// Ready, if set, gets the ready line (Ready) once the server listens.
 	Ready io.Writer
 }
@@ -19,11 +20,11 @@ type ServeOptions struct {
 // gracefully with Stop. Signals reach the server through Stop, which signals its whole process
 // group (it runs in its own, so a terminal's Ctrl-C would miss it).
 func Serve(ctx context.Context, t *Target, o ServeOptions) error {
-	s, err := t.Start(ctx, StartOptions{Port: o.Port, Threads: o.Threads, Log: o.Log})
+	s, err := t.Start(ctx, StartOptions{Port: o.Port, Threads: o.Threads, Log: o.Log, Listen: o.Listen})
 	if err != nil {
 		return err
 	}
-	if err := o.ready(newReady(t.Name, s.Port, s.Pid, s.Startup)); err != nil {
+	if err := o.ready(newReady(t.Name, s.Listen, s.Port, s.Pid, s.Startup)); err != nil {
 		s.Stop()
 		return err
 	}

@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,23 +103,94 @@ func TestServeCappedGoTarget(t *testing.T) {
 
 func TestParseReady(t *testing.T) {
 	var b strings.Builder
-	if err := newReady("binding", 8080, 77, 12500*time.Microsecond).write(&b); err != nil {
+	if err := newReady("binding", "127.0.0.1", 8080, 77, 12500*time.Microsecond).write(&b); err != nil {
 		t.Fatal(err)
 	}
 	line := b.String()
-	if line != `{"target":"binding","port":8080,"pid":77,"started_ms":12.5}`+"\n" {
+	if line != `{"target":"binding","host":"127.0.0.1","port":8080,"pid":77,"started_ms":12.5}`+"\n" {
 		t.Errorf("ready line %q", line)
 	}
 	r, ok, err := ParseReady([]byte(line + "more output\n"))
-	if !ok || err != nil || r != (Ready{Target: "binding", Port: 8080, Pid: 77, StartedMs: 12.5}) {
+	if !ok || err != nil || r != (Ready{Target: "binding", Host: "127.0.0.1", Port: 8080, Pid: 77, StartedMs: 12.5}) {
 		t.Errorf("ParseReady = %+v, %v, %v", r, ok, err)
 	}
 	if _, ok, err := ParseReady([]byte(line[:10])); ok || err != nil {
 		t.Errorf("half a line: %v, %v", ok, err)
 	}
-	for _, bad := range []string{"listening on :8080 (pid 77)\n", `{"port": 0, "pid": 1}` + "\n"} {
-		if _, _, err := ParseReady([]byte(bad)); err == nil {
-			t.Errorf("%q read as a ready line", bad)
+	for _, f := range readySeeds(t) {
+		if _, ok, err := ParseReady(f); !ok || err != nil {
+			t.Errorf("real ready line %q: %v, %v", f, ok, err)
 		}
 	}
+}
+
+// Each class of bad ready line is refused naming its field: made from real lines (testdata)
+// with one field spoiled.
+func TestParseReadyRefuses(t *testing.T) {
+	for _, c := range []struct{ line, say string }{
+		{"listening on :8080 (pid 77)\n", "invalid character"},
+		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":306.4` + "\n", "unexpected EOF"},
+		{`{"target":"fasthttp","port":0,"pid":28999}` + "\n", "port 0"},
+		{`{"target":"fasthttp","port":70000,"pid":28999}` + "\n", "port 70000"},
+		{`{"target":"fasthttp","port":33303,"pid":-4}` + "\n", "pid -4"},
+		{`{"target":"fasthttp","port":33303,"pid":1}` + "\n", "pid 1"},
+		{`{"target":"","port":33303,"pid":28999}` + "\n", "target"},
+		{`{"port":33303,"pid":28999}` + "\n", "target"},
+		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":-1}` + "\n", "started_ms"},
+		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":1e300}` + "\n", "started_ms"},
+		{`{"target":"fasthttp","port":"33303","pid":28999}` + "\n", "Ready.port"},
+		{`{"target":"fasthttp","host":"every","port":33303,"pid":28999}` + "\n", "host"},
+		{`{"target":"fasthttp","port":33303,"pid":28999,"prot":1}` + "\n", "unknown field"},
+		{`{"target":"fasthttp","port":33303,"pid":28999} {"port":1}` + "\n", "more after"},
+		{strings.Repeat("x", maxReadyLine+1), "without a newline"},
+	} {
+		_, ok, err := ParseReady([]byte(c.line))
+		if ok || err == nil || !strings.Contains(err.Error(), c.say) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%.60q: ok %v, error %v; want one line saying %q", c.line, ok, err, c.say)
+		}
+	}
+}
+
+// readySeeds are the ready lines real `bindrace serve`s printed (testdata/ready-*.txt): the
+// binding, fasthttp and uws on loopback, nethttp with --listen 0.0.0.0, and a line from before
+// the host field.
+func readySeeds(t testing.TB) [][]byte {
+	files, _ := filepath.Glob(filepath.Join("testdata", "ready-*.txt"))
+	if len(files) == 0 {
+		t.Fatal("no testdata/ready-*.txt")
+	}
+	var seeds [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	return seeds
+}
+
+// FuzzParseReady: no input panics; a line accepted holds sane values (Check) and survives
+// encode and decode unchanged.
+func FuzzParseReady(f *testing.F) {
+	for _, s := range readySeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		r, ok, err := ParseReady(out)
+		if !ok || err != nil {
+			return
+		}
+		if err := r.Check(); err != nil {
+			t.Fatalf("accepted %+v: %v", r, err)
+		}
+		var b strings.Builder
+		if err := r.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		back, ok, err := ParseReady([]byte(b.String()))
+		if !ok || err != nil || back != r {
+			t.Fatalf("round trip: %+v became %+v (%v, %v)", r, back, ok, err)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strconv"
@@ -28,6 +29,9 @@ type StartOptions struct {
 	StartTimeout time.Duration // 0: 10 s, or 2 min when wrapped
 	Log          io.Writer     // server stdout/stderr are copied here when set
 	Env          []string      // more environment, e.g. the database's (harness/db.EnvURL, EnvPool)
+	// Listen is the IP address the server listens on; "": loopback (127.0.0.1). A server
+	// others must reach (on a remote race's server host) is given 0.0.0.0.
+	Listen string
 }
 
 // Server is one running server process.
@@ -36,6 +40,7 @@ type Server struct {
 	Port    int
 	Pid     int
 	Startup time.Duration // spawn to first valid ping response
+	Listen  string        // the address it listens on
 
 	cmd     *exec.Cmd
 	exited  chan struct{}
@@ -134,7 +139,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	if err := child.Start(cmd); err != nil {
 		return nil, fmt.Errorf("target %s: starting %s: %w", t.Name, argv[0], err)
 	}
-	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, cmd: cmd, out: out,
+	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, Listen: o.listen(), cmd: cmd, out: out,
 		exited: make(chan struct{})}
 	go func() {
 		s.waitErr = cmd.Wait()
@@ -228,8 +233,26 @@ func pingOnce(ctx context.Context, client *http.Client, url string) error {
 	return nil
 }
 
-// Addr is the loopback address clients use.
-func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)) }
+// Addr is the address clients here use: the one it listens on, loopback when that is every
+// address.
+func (s *Server) Addr() string {
+	host := s.Listen
+	if ip, err := netip.ParseAddr(host); err != nil || ip.IsUnspecified() {
+		host = loopbackAddr
+	}
+	return net.JoinHostPort(host, strconv.Itoa(s.Port))
+}
+
+// loopback is where a server listens unless asked otherwise.
+const loopbackAddr = "127.0.0.1"
+
+// listen is the address the server is told to listen on.
+func (o StartOptions) listen() string {
+	if o.Listen == "" {
+		return loopbackAddr
+	}
+	return o.Listen
+}
 
 // Exited is closed when the server process has died, for whatever reason.
 func (s *Server) Exited() <-chan struct{} { return s.exited }

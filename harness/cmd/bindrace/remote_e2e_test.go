@@ -7,6 +7,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,20 +143,9 @@ func TestRaceHostFaults(t *testing.T) {
 // both client hosts at once and checks the merged figures add up to the hosts' own.
 func TestLoadFromHosts(t *testing.T) {
 	l := lab.Get(t)
-	srv := exec.Command(bin, "serve", "--target", "fasthttp", "--port", "0")
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	line, err := bufio.NewReader(out).ReadBytes('\n')
-	ready, ok, perr := targets.ParseReady(line)
-	if err != nil || !ok || perr != nil {
-		t.Fatalf("server: %q, %v %v", line, err, perr)
-	}
+	// On the bridge's address here, where the lab's clients reach it (serve listens on
+	// loopback unless told otherwise).
+	ready := serveHere(t, l.Gateway)
 	url := "http://" + l.Gateway + ":" + strconv.Itoa(ready.Port)
 	for _, rate := range []string{"", "1000"} {
 		args := []string{"load", url, "--client-hosts", l.Clients[0].Spec + "," + l.Clients[1].Spec, "--ssh-config", l.ConfigFile,
@@ -163,7 +153,7 @@ func TestLoadFromHosts(t *testing.T) {
 		if rate != "" {
 			args = append(args, "--rate", rate)
 		}
-		checkMergedLoad(t, l, rate, cli(t, 60*time.Second, args...))
+		checkMergedLoad(t, l, rate, cli(t, 180*time.Second, args...))
 	}
 	noneLeftInLab(t, l)
 }
@@ -204,4 +194,157 @@ func checkMergedLoad(t *testing.T, l *netnstest.Lab, rate string, r result) {
 func tailLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}
+
+// honestFirst starts a lie: the real `bindrace SUB` for its first n runs on the host, the lie
+// after (a race keeps the pairs measured before it). A lie keeps no start instant: it starts
+// when it is started (on a busy lab a generator may be started after the instant has passed).
+const honestFirst = `#!/bin/sh
+real=$1; shift
+n=$(($(cat "$0.count" 2>/dev/null || echo 0) + 1)); echo $n >"$0.count"
+if [ $n -le %d ]; then exec "$real" "$@"; fi
+n=$#; skip=
+for a; do
+  if [ -n "$skip" ]; then skip=; elif [ "$a" = --start-at ]; then skip=1; else set -- "$@" "$a"; fi
+done
+shift $n
+`
+
+// The lies a host tells, each after the honest runs of honestFirst.
+const (
+	// Its load's JSON cut off.
+	lieTruncated = `"$real" "$@" | head -c 700`
+	// A load's JSON with a negative count of responses.
+	lieNegative = `"$real" "$@" | sed 's/"responses":\([0-9]*\)/"responses":-\1/'`
+	// An open loop's JSON with more responses than requests sent.
+	lieMoreThanSent = `"$real" "$@" | sed 's/"sent":[0-9]*/"sent":1/'`
+	// It connects to the server, then neither sends nor ends.
+	lieHang = `addr=$(sed -n 's/.*"addr":"\([^"]*\)".*/\1/p')
+exec bash -c 'exec 3<>/dev/tcp/${0%:*}/${0##*:} && sleep 600' "$addr"`
+	// It runs its load, then 0.9 s into it (its window opens after 0.2 s) drops the harness's
+	// connection to the host.
+	lieDrop = `"$real" "$@" &
+sleep 0.9; kill "$BINDRACE_LAB_CONN"; wait`
+	// It serves, then a second after its ready line kills the server it started.
+	lieKillServer = `"$real" "$@" | { IFS= read -r line; printf '%s\n' "$line"
+pid=$(printf '%s' "$line" | sed 's/.*"pid":\([0-9]*\).*/\1/'); sleep 1; kill -9 "$pid"; cat; }`
+)
+
+// TestClientHostsThatLie drives a server here from both client hosts, client2 misbehaving: its
+// load's JSON cut off, or holding impossible figures; it hangs after connecting; it is slow to
+// answer, then drops the connection mid-window. Each load is exit 2 naming the host and what
+// it did, prints what the honest host measured marked incomplete, and leaves nothing running.
+func TestClientHostsThatLie(t *testing.T) {
+	l := lab.Get(t)
+	url := "http://" + l.Gateway + ":" + strconv.Itoa(serveHere(t, l.Gateway).Port)
+	liar := l.Clients[1]
+	for _, c := range []struct {
+		name string
+		lie  string
+		slow time.Duration
+		rate bool
+		say  string
+	}{
+		{"truncated JSON", lieTruncated, 0, false, "load output: truncated"},
+		{"negative count", lieNegative, 0, false, "load output: responses -"},
+		{"more responses than sent", lieMoreThanSent, 0, true, "more than the 1 requests sent"},
+		{"hangs after connecting", lieHang, 0, false, "it hangs (stopped)"},
+		{"slow, then drops the connection", lieDrop, time.Second, false, "lost"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lie(t, l, liar, "load", 0, c.lie, c.slow)
+			args := []string{"load", url, "--client-hosts", l.Clients[0].Spec + "," + liar.Spec, "--ssh-config", l.ConfigFile,
+				"--connections", "10", "--pipelining", "1", "--duration", "1s", "--warmup", "200ms", "--json"}
+			if c.rate {
+				args = append(args, "--rate", "1000")
+			}
+			r := cli(t, 240*time.Second, args...)
+			line := hostLine(r.stderr, liar.Spec+":")
+			t.Logf("exit %d: %s", r.code, line)
+			if r.code != 2 || !strings.Contains(line, c.say) {
+				t.Errorf("exit %d, want 2 and a line naming %s saying %q:\n%s", r.code, liar.Spec, c.say, r.stderr)
+			}
+			var kept struct {
+				Responses  int64  `json:"responses"`
+				Incomplete string `json:"incomplete"`
+			}
+			// The honest host's figures, marked: unless it failed too (on a busy lab its start
+			// instant may pass before it starts), which stderr says.
+			err := json.Unmarshal([]byte(r.stdout), &kept)
+			t.Logf("kept: %d responses (%v); the honest host: %s", kept.Responses, err, hostLine(r.stderr, l.Clients[0].Spec+":"))
+			if err == nil && !strings.Contains(kept.Incomplete, liar.Spec) {
+				t.Errorf("stdout %.300q: the figures kept are not marked incomplete by the liar", r.stdout)
+			}
+			noneLeftInLab(t, l)
+		})
+	}
+}
+
+// TestServerHostThatLies races, the load from here, on a server host whose `bindrace serve` kills
+// the server it started, a second after it is ready, from the second pair on (the preflight's
+// two servers and the first pair's are honest). The race is exit 2 naming the host, keeps the
+// first pair as INCOMPLETE, and leaves nothing running.
+func TestServerHostThatLies(t *testing.T) {
+	l := lab.Get(t)
+	lie(t, l, l.Server, "serve", 4, lieKillServer, 0)
+	dir := filepath.Join(t.TempDir(), "race")
+	r := cli(t, 420*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--server-host", l.Server.Spec,
+		"--ssh-config", l.ConfigFile, "--pairs", "2", "--windows", "1",
+		"--duration", "1s", "--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0", "--out", dir)
+	line := hostLine(r.stderr, "session incomplete:")
+	t.Logf("exit %d: %s", r.code, line)
+	if r.code != 2 || !strings.Contains(line, l.Server.Spec) || !strings.Contains(line, "exited") {
+		t.Errorf("exit %d, want 2 and a line naming %s and its server's exit:\n%s", r.code, l.Server.Spec, r.stderr)
+	}
+	var s session.Summary
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err != nil || json.Unmarshal(b, &s) != nil {
+		t.Errorf("no session kept: %v", err)
+	} else if s.Verdict != session.Incomplete || len(s.Pairs) != 1 {
+		t.Errorf("session: verdict %s, %d pairs; want INCOMPLETE with the first pair", s.Verdict, len(s.Pairs))
+	}
+	noneLeftInLab(t, l)
+}
+
+// serveHere serves fasthttp here on addr (the bridge's end: the lab's clients reach it) until
+// the test ends, and returns its ready line.
+func serveHere(t *testing.T, addr string) targets.Ready {
+	srv := exec.Command(bin, "serve", "--target", "fasthttp", "--port", "0", "--listen", addr)
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() })
+	line, err := bufio.NewReader(out).ReadBytes('\n')
+	ready, ok, perr := targets.ParseReady(line)
+	if err != nil || !ok || perr != nil || ready.Host != addr {
+		t.Fatalf("server: %q, %v %v", line, err, perr)
+	}
+	return ready
+}
+
+// lie puts a lie on h's `bindrace SUB`, honest for its first n runs, h slowed by slow, undone
+// when the test ends.
+func lie(t *testing.T, l *netnstest.Lab, h netnstest.Host, sub string, n int, script string, slow time.Duration) {
+	t.Cleanup(func() { l.Truth(h) })
+	if err := l.Lie(h, sub, fmt.Sprintf(honestFirst, n)+script+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if slow > 0 {
+		if err := l.Delay(h, slow); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// hostLine is the first line of stderr that holds s.
+func hostLine(stderr, s string) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -14,18 +15,25 @@ import (
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
-// serveCommand is `bindrace serve --target T --port P [--threads N]`: one target's scenario
-// server in the foreground until SIGTERM or SIGINT, then a graceful shutdown and exit 0. Once
-// it listens, stdout gets one JSON line (targets.Ready: target, port, pid, started_ms).
+// serveCommand is `bindrace serve --target T --port P [--threads N] [--listen ADDR]`: one
+// target's scenario server in the foreground until SIGTERM or SIGINT, then a graceful shutdown
+// and exit 0. It listens on loopback unless --listen asks for another address (a remote race's
+// server host: 0.0.0.0). Once it listens, stdout gets one JSON line (targets.Ready).
 func serveCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newServerFlagSet("serve", "Usage: bindrace serve --target T --port P [--threads N]\n\n"+
+	fs := newServerFlagSet("serve", "Usage: bindrace serve --target T --port P [--threads N] [--listen ADDR]\n\n"+
 		"Runs one target's scenario server in the foreground; SIGTERM or SIGINT shuts it down.\n"+
-		"Once it listens, stdout gets one JSON line: {\"target\", \"port\", \"pid\", \"started_ms\"}.\n\n", stderr)
+		"It listens on 127.0.0.1 unless --listen names another address of this host.\n"+
+		"Once it listens, stdout gets one JSON line: {\"target\", \"host\", \"port\", \"pid\", \"started_ms\"}.\n\n", stderr)
 	target := fs.StringP("target", "t", "", "target to serve: "+targets.TargetHelp())
 	port := fs.IntP("port", "p", 0, "TCP port to listen on (0: a free one, printed)")
 	threads := fs.Int("threads", 0, "server threads: event loops for binding, GOMAXPROCS for fasthttp/nethttp (0: default)")
+	listen := fs.String("listen", "127.0.0.1", "IP address to listen on: loopback unless other hosts must reach the server (0.0.0.0: every IPv4 address)")
 	if code, done := parseServerFlags(fs, args, stderr); done {
 		return code
+	}
+	if _, err := netip.ParseAddr(*listen); err != nil {
+		fmt.Fprintf(stderr, "bindrace serve: --listen %q: want an IP address of this host (127.0.0.1, 0.0.0.0, ...)\n", *listen)
+		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "bindrace serve: unexpected argument %q\n", fs.Arg(0))
@@ -46,7 +54,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
 	defer stop()
-	err = targets.Serve(ctx, t, targets.ServeOptions{Port: *port, Threads: *threads, Log: stderr, Ready: stdout})
+	err = targets.Serve(ctx, t, targets.ServeOptions{Port: *port, Threads: *threads, Log: stderr, Ready: stdout, Listen: *listen})
 	if err != nil {
 		fmt.Fprintln(stderr, "bindrace serve:", err)
 		return 2

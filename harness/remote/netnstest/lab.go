@@ -219,6 +219,10 @@ func (l *Lab) writeKeysAndConfigs() error {
 			return fmt.Errorf("%s.pub: unexpected content %q", key, hpub)
 		}
 		fmt.Fprintf(&known, "%s %s %s\n", h.Addr, fields[0], fields[1])
+		command, err := writeCommand(l.Dir, h)
+		if err != nil {
+			return err
+		}
 		cfg := fmt.Sprintf(`# sshd of lab host %s (netnstest)
 ListenAddress %s:22
 HostKey %s
@@ -240,7 +244,8 @@ ClientAliveCountMax 3
 MaxStartups 64:30:128
 LogLevel VERBOSE
 Subsystem sftp internal-sftp
-`, h.Role, h.Addr, key, filepath.Join(l.Dir, "authorized_keys"))
+ForceCommand exec %s
+`, h.Role, h.Addr, key, filepath.Join(l.Dir, "authorized_keys"), command)
 		if err := os.WriteFile(filepath.Join(l.Dir, h.Role+".sshd_config"), []byte(cfg), 0o600); err != nil {
 			return err
 		}
@@ -531,8 +536,12 @@ func cleanStale() error {
 		return err
 	}
 	for _, ifc := range ifaces {
-		if stale(ifc.Name) {
-			errs = append(errs, run("ip", "link", "del", ifc.Name))
+		if !stale(ifc.Name) {
+			continue
+		}
+		// A veth's end here goes with its namespace, in the kernel's own time: gone is fine.
+		if err := run("ip", "link", "del", ifc.Name); err != nil && linkExists(ifc.Name) {
+			errs = append(errs, err)
 		}
 	}
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), Prefix+"*"))

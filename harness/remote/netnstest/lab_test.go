@@ -196,3 +196,40 @@ func TestStaleNames(t *testing.T) {
 		t.Errorf("stale(%q): this process's own lab", own)
 	}
 }
+
+// A lying host runs the lie in place of the harness's `bindrace SUB`, given the real binary and
+// the arguments; other commands run as asked; a delay slows every command; Truth undoes both.
+func TestLie(t *testing.T) {
+	l := startLab(t, Options{Clients: 1})
+	h := l.Clients[0]
+	ssh := func(cmd string) (string, time.Duration) {
+		t0 := time.Now()
+		out, err := exec.Command("ssh", "-F", l.ConfigFile, "-o", "BatchMode=yes", h.Spec, cmd).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ssh %s: %v: %s", cmd, err, out)
+		}
+		return strings.TrimSpace(string(out)), time.Since(t0)
+	}
+	const asked = "sh -c '/tmp/s/bin/bindrace load --json 2>/dev/null; echo asked'"
+	if err := l.Lie(h, "load", "#!/bin/sh\necho lie: \"$@\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := ssh(asked); out != "lie: /tmp/s/bin/bindrace load --json\nasked" {
+		t.Errorf("lying host ran %q", out)
+	}
+	if out, _ := ssh("echo other"); out != "other" {
+		t.Errorf("another command gave %q", out)
+	}
+	if err := l.Delay(h, 700*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if _, took := ssh("true"); took < 700*time.Millisecond {
+		t.Errorf("a command on a slow host took %s", took)
+	}
+	if err := l.Truth(h); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := ssh(asked); out != "asked" {
+		t.Errorf("after Truth: %q", out)
+	}
+}

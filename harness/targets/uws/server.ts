@@ -67,7 +67,7 @@ interface App {
   patch(pattern: string, h: Handler): App;
   any(pattern: string, h: Handler): App;
   ws(pattern: string, behavior: WebSocketBehavior): App;
-  listen(port: number, options: number, cb: (listenSocket: unknown) => void): App;
+  listen(host: string, port: number, options: number, cb: (listenSocket: unknown) => void): App;
 }
 
 interface UWS {
@@ -101,6 +101,9 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535) {
 // THREADS apps, one per thread, as the Go targets get THREADS event loops or GOMAXPROCS: the
 // main thread's own and THREADS-1 Node worker threads, all listening on the port (SO_REUSEPORT
 // among themselves, the kernel spreading connections over them).
+// The address to listen on: loopback unless the harness asks for another (a remote race's
+// server host), as the Go targets.
+const host: string = process.env.BINDRACE_LISTEN_HOST || '127.0.0.1';
 const threads = Number(process.env.THREADS || '1');
 if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
   process.stderr.write(`uws server: THREADS must be 1-256, got ${JSON.stringify(process.env.THREADS)}\n`);
@@ -244,8 +247,8 @@ const fail = (msg: string) => {
 // listen, then every app joins one SO_REUSEPORT group; the main thread's app listens last, after
 // every worker's, so the first answer the harness gets means all apps are serving.
 const listen = (options: number, then: (listenSocket: unknown) => void) =>
-  app.listen(port, options, (listenSocket) => {
-    if (!listenSocket) fail(`port ${port} is in use (or cannot be bound)`);
+  app.listen(host, port, options, (listenSocket) => {
+    if (!listenSocket) fail(`port ${port} on ${host} is in use (or cannot be bound)`);
     then(listenSocket);
   });
 
