@@ -62,7 +62,7 @@ func TestReadResult(t *testing.T) {
 		t.Fatalf("a real output: %v", err)
 	}
 	for _, c := range []struct{ out, say string }{
-		{"not json", "invalid character"},
+		{"not json", "not JSON"},
 		{strings.Replace(string(real), `"responses":65440`, `"responses":-65440`, 1), "responses -65440"},
 		{strings.Replace(string(real), `"hist":"`, `"hist":"##`, 1), "hist: histogram"},
 	} {

@@ -1,17 +1,14 @@
 package load
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/bindrace/bindrace/harness/internal/engine"
 	"github.com/bindrace/bindrace/harness/internal/round"
+	"github.com/bindrace/bindrace/harness/internal/strictjson"
 )
 
 // Output is a load's result as one JSON object: what `bindrace load --json` prints, flat, the
@@ -91,24 +88,18 @@ func NewOutput(res *Result, cfg Config, runErr error) (*Output, error) {
 	return o, nil
 }
 
+// generatorOutput is how a generator's output is read (internal/strictjson): the same bindrace
+// wrote it, so a field Output does not know is a far end's lie, not a newer version; a run's
+// output is some KiB, and 1 MiB is what the fleet reads of it.
+var generatorOutput = strictjson.Rules{KnownFields: true, MaxBytes: 1 << 20}
+
 // DecodeOutput reads an Output's JSON form, what a generator on another host sends back: one
 // object of Output's fields and nothing after it, its figures sane (Check). Errors name the
 // field.
 func DecodeOutput(b []byte) (*Output, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, errors.New("load output: empty (the generator printed nothing)")
-	}
 	var o Output
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("truncated after %d bytes", len(b))
-		}
+	if err := generatorOutput.Decode(b, &o); err != nil {
 		return nil, fmt.Errorf("load output: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("load output: more after the object")
 	}
 	if err := o.Check(); err != nil {
 		return nil, fmt.Errorf("load output: %w", err)

@@ -25,7 +25,7 @@ func TestBadProfilesRefused(t *testing.T) {
 		"duration-overflow.json":        "past the longest Go can hold",
 		"rate-out-of-bounds.json":       "rate 1e+300 requests/s is out of range",
 		"max-pairs-out-of-bounds.json":  "max_pairs 100000000 is out of range",
-		"null-field.json":               `field "thresholds.counter_max_growth_pct" is null`,
+		"null-field.json":               `field "thresholds.counter_max_growth_pct": null`,
 	}
 	files, _ := filepath.Glob("testdata/bad/*.json")
 	if len(files) != len(say) {

@@ -1,14 +1,13 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"unicode"
+
+	"github.com/bindrace/bindrace/harness/internal/strictjson"
 )
 
 // Every file a session or a baseline is read from goes through one decoder per kind
@@ -41,34 +40,21 @@ func refuse(path, field, format string, args ...any) error {
 // finite.
 const maxMagnitude = 1e15
 
-// decodeObject decodes b, which must hold exactly one JSON object, into v. Unknown fields are
-// tolerated (a newer bindrace may add some); a value of the wrong type names its field.
+// savedFile is how a saved file is read (internal/strictjson): one JSON object, fields a newer
+// bindrace added skipped, and no more than a gibibyte (a day-long race's raw.json is a few MiB).
+var savedFile = strictjson.Rules{MaxBytes: 1 << 30}
+
+// decodeObject decodes b, which must hold exactly one JSON object, into v: a value of the wrong
+// type names its field, and every number is held to its range (checkNumbers).
 func decodeObject(path string, b []byte, v any) error {
-	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
-		return refuse(path, "", "not a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(v); err != nil {
-		return jsonProblem(path, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return refuse(path, "", "more than one JSON value (only one object is read)")
+	if err := savedFile.Decode(b, v); err != nil {
+		var e *strictjson.Error
+		if errors.As(err, &e) {
+			return refuse(path, jsonField(e.Field), "%s", e.Problem)
+		}
+		return refuse(path, "", "%v", err)
 	}
 	return checkNumbers(path, "", reflect.ValueOf(v))
-}
-
-// jsonProblem words a decoding error: the field of a value of the wrong type, or where the
-// syntax broke.
-func jsonProblem(path string, err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return refuse(path, jsonField(te.Field), "a JSON %s where a %s is wanted", te.Value, te.Type)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return refuse(path, "", "not valid JSON at byte %d: %v", se.Offset, err)
-	}
-	return refuse(path, "", "not valid JSON: %v", err)
 }
 
 // jsonField is a decoding error's field as the file names it: without the Go names of embedded

@@ -98,7 +98,7 @@ func TestDecodeSummaryClasses(t *testing.T) {
 		name, field, says string
 		edit              func(m map[string]any)
 	}{
-		{"a wrong type", "wins", "a JSON string where a int is wanted", func(m map[string]any) { m["wins"] = "all" }},
+		{"a wrong type", "wins", "want int, got a JSON string", func(m map[string]any) { m["wins"] = "all" }},
 		{"a negative count", "pairs.a.errors", "is negative", func(m map[string]any) { pair(m, 0)["a"].(map[string]any)["errors"] = -1 }},
 		{"a number out of range", "pairs[1].b.p99_ms", "out of range", func(m map[string]any) { pair(m, 1)["b"].(map[string]any)["p99_ms"] = 1e300 }},
 		{"a negative figure", "pairs[2].a.rps_per_cpu_second", "negative", func(m map[string]any) { pair(m, 2)["a"].(map[string]any)["rps_per_cpu_second"] = -5.0 }},
@@ -187,5 +187,5 @@ func TestDecodeRawClasses(t *testing.T) {
 	_, err := DecodeRaw("raw", mutated(t, "good/qaa.raw.json", func(m map[string]any) { run(m)["windows"] = []any{1000.0, -1.0} }))
 	wantRefusal(t, "a negative window", err, "runs[1].windows[1]", "negative")
 	_, err = DecodeRaw("raw", mutated(t, "good/qaa.raw.json", func(m map[string]any) { run(m)["responses"] = 1.5 }))
-	wantRefusal(t, "a fractional count", err, "runs.responses", "a JSON number 1.5 where a int64 is wanted")
+	wantRefusal(t, "a fractional count", err, "runs.responses", "want int64, got a JSON number 1.5")
 }

@@ -3,12 +3,13 @@ package targets
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/netip"
 	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/strictjson"
 )
 
 // Ready is the line `bindrace serve` prints on stdout once its server listens: one JSON object,
@@ -39,6 +40,10 @@ func (r Ready) write(w io.Writer) error {
 	return err
 }
 
+// readyLine is how a ready line is read (internal/strictjson): the same bindrace printed it, so
+// a field Ready does not know is not a newer version's.
+var readyLine = strictjson.Rules{KnownFields: true, MaxBytes: maxReadyLine}
+
 // maxReadyLine bounds the first line: a ready line is under 200 bytes, and a far end that
 // prints something else without a newline must not be read for ever.
 const maxReadyLine = 4096
@@ -64,13 +69,8 @@ func ParseReady(out []byte) (Ready, bool, error) {
 // decodeReady reads one ready line: one object of Ready's fields and nothing else.
 func decodeReady(line []byte) (Ready, error) {
 	var r Ready
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := readyLine.Decode(line, &r); err != nil {
 		return Ready{}, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return Ready{}, errors.New("more after the object")
 	}
 	return r, r.Check()
 }

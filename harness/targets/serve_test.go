@@ -128,8 +128,8 @@ func TestParseReady(t *testing.T) {
 // with one field spoiled.
 func TestParseReadyRefuses(t *testing.T) {
 	for _, c := range []struct{ line, say string }{
-		{"listening on :8080 (pid 77)\n", "invalid character"},
-		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":306.4` + "\n", "unexpected EOF"},
+		{"listening on :8080 (pid 77)\n", "not JSON"},
+		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":306.4` + "\n", "truncated"},
 		{`{"target":"fasthttp","port":0,"pid":28999}` + "\n", "port 0"},
 		{`{"target":"fasthttp","port":70000,"pid":28999}` + "\n", "port 70000"},
 		{`{"target":"fasthttp","port":33303,"pid":-4}` + "\n", "pid -4"},
@@ -138,10 +138,10 @@ func TestParseReadyRefuses(t *testing.T) {
 		{`{"port":33303,"pid":28999}` + "\n", "target"},
 		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":-1}` + "\n", "started_ms"},
 		{`{"target":"fasthttp","port":33303,"pid":28999,"started_ms":1e300}` + "\n", "started_ms"},
-		{`{"target":"fasthttp","port":"33303","pid":28999}` + "\n", "Ready.port"},
+		{`{"target":"fasthttp","port":"33303","pid":28999}` + "\n", `field "port"`},
 		{`{"target":"fasthttp","host":"every","port":33303,"pid":28999}` + "\n", "host"},
 		{`{"target":"fasthttp","port":33303,"pid":28999,"prot":1}` + "\n", "unknown field"},
-		{`{"target":"fasthttp","port":33303,"pid":28999} {"port":1}` + "\n", "more after"},
+		{`{"target":"fasthttp","port":33303,"pid":28999} {"port":1}` + "\n", "a second JSON value"},
 		{strings.Repeat("x", maxReadyLine+1), "without a newline"},
 	} {
 		_, ok, err := ParseReady([]byte(c.line))

@@ -35,8 +35,8 @@ func TestDecode(t *testing.T) {
 		{`{"name": 1}`, `field "name": want string`},
 		{`{"in": {"n": "2"}}`, `field "in.n": want int`},
 		{`{"nmae": "a"}`, `unknown field "nmae"`},
-		{`{"limit": null}`, `field "limit" is null`},
-		{`{"in": {"n": null}}`, `field "in.n" is null`},
+		{`{"limit": null}`, `field "limit": null`},
+		{`{"in": {"n": null}}`, `field "in.n": null`},
 		{`{"name": "a",}`, "invalid JSON at byte"},
 		{`{"in": {"n": 1e400}}`, `field "in.n"`},
 	} {
