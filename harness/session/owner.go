@@ -13,7 +13,8 @@ import (
 )
 
 // What the harness wrote is known by a kind field, so that no command replaces a file or a
-// folder it did not write unless its user says so (force): docs/validation-overwrite.md.
+// folder it did not write unless its user says so (force): docs/validation.md, "Nothing is
+// overwritten".
 
 // ManifestKind marks a manifest.json as bindrace's. Manifests written before it carry none:
 // their folder is known by its summary.json or index.json.
