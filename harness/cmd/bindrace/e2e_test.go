@@ -393,7 +393,7 @@ func TestRaceSet(t *testing.T) {
 	prof := filepath.Join(t.TempDir(), "set.json")
 	os.WriteFile(prof, []byte(`{"scenarios": ["ping", "params"], "pairs": 1, "duration": "300ms", "warmup": "100ms",
 		"settle": "0s", "cooldown": "0s", "busy_sample": "0s", "connections": 20, "pipelining": 4,
-		"thresholds": {"min_median_delta_pct": -100000, "max_p99_delta_pct": 100000, "max_errors": 0},
+		"thresholds": {"min_median_delta_pct": -100, "max_p99_delta_pct": 100000, "max_errors": 0},
 		"extra_races": [{"scenario": "ping", "pipelining": 1}]}`), 0o644)
 	dir := filepath.Join(t.TempDir(), "set")
 	r := cli(t, 60*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--profile", prof, "--out", dir, "--json")
