@@ -1,18 +1,25 @@
 package measure
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/bindrace/bindrace/harness/internal/procfs"
-
+	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/internal/engine"
+	"github.com/bindrace/bindrace/harness/internal/loopback"
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/load"
 	"github.com/bindrace/bindrace/harness/profile"
 	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/stats"
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
@@ -91,5 +98,38 @@ func TestMinorFaults(t *testing.T) {
 	}
 	if _, ok := minorFaults([]Window{{Closed: true}}); ok {
 		t.Error("a run no window of which sampled its faults has a figure")
+	}
+}
+
+// Replies that are not HTTP reach the gate: a live load against a listener that answers every
+// other request with garbage counts them as malformed errors, the run's record keeps them by
+// kind, its side counts them, and the gate's error check FAILs the side that made them (the
+// issue's "a run where only some replies were not HTTP").
+func TestMalformedRepliesReachTheGate(t *testing.T) {
+	var n atomic.Int64
+	addr := loopback.Serve(t, func(c net.Conn, _ []byte) {
+		if n.Add(1)%2 == 0 {
+			c.Write([]byte("garbage\r\n\r\n"))
+			return
+		}
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"))
+	})
+	res, err := load.Run(context.Background(), load.Config{Addr: addr, Requests: [][]byte{[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
+		Connections: 2, Pipelining: 1, Workers: 1, Duration: 300 * time.Millisecond, Timeout: 200 * time.Millisecond}, load.Hooks{})
+	if err != nil || res.Responses == 0 || res.Errors["malformed"] == 0 {
+		t.Fatalf("load: %v, %d responses, errors %v: want both", err, res.Responses, res.Errors)
+	}
+	w := window(res.Responses, res.Elapsed, 0.99, 0)
+	w.Load = res
+	rec := &recorder{targets: map[string]*targets.Target{"binding": {Name: "binding"}}, probes: func() []Probe { return nil }}
+	got := rec.record(Run{Spec: Spec{Target: "binding"}, Ran: true, Windows: []Window{w}})
+	if got.ErrorsByKind["malformed"] != res.Errors["malformed"] || got.Errors < got.ErrorsByKind["malformed"] {
+		t.Fatalf("record: errors %d by kind %v; the load counted %v", got.Errors, got.ErrorsByKind, res.Errors)
+	}
+	s := &session.Summary{}
+	s.A, s.B, s.Thresholds.MaxErrors = "binding", "binding", 0
+	s.StatsA, s.StatsB = stats.Side([]session.Run{got}), stats.Side(nil)
+	if v, reasons, _ := gate.Decide(s, nil); v != session.Fail || !strings.Contains(strings.Join(reasons, "\n"), fmt.Sprintf("errors: binding %d", got.Errors)) {
+		t.Errorf("gate: %s %q; want FAIL on A's %d errors", v, reasons, got.Errors)
 	}
 }
