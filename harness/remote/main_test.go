@@ -183,10 +183,11 @@ func localGroup(pgid int) []int {
 	})
 }
 
-// localTagged lists the live processes whose environment holds tag.
+// localTagged lists the live processes with an environment entry that starts with tag, as the
+// stop scripts find them.
 func localTagged(tag string) []int {
 	return localProcs("environ", func(pid int, environ string) bool {
-		return pid != os.Getpid() && strings.Contains(environ, tag)
+		return pid != os.Getpid() && strings.Contains("\x00"+environ, "\x00"+tag)
 	})
 }
 

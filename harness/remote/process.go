@@ -199,8 +199,8 @@ func (p *Process) markEnded(code int, err error) {
 
 // Alive reports whether the command still runs on the host.
 func (p *Process) Alive(ctx context.Context) (bool, error) {
-	script := fill(`if grep -qsaF -e @TAG@ /proc/@PID@/environ; then echo alive; else echo gone; fi`,
-		"TAG", Quote(p.tag), "PID", strconv.Itoa(p.Pid))
+	script := fill(`if grep -qsaz -e @TAG@ /proc/@PID@/environ; then echo alive; else echo gone; fi`,
+		"TAG", Quote(tagPattern(p.tag)), "PID", strconv.Itoa(p.Pid))
 	out, err := p.s.run(ctx, p.Host, p.op("check"), script, nil)
 	if err != nil {
 		return false, err
@@ -229,10 +229,10 @@ func (p *Process) watchExit() {
 	// The supervising shell writes .status right after the command ends, but not at the same
 	// instant: wait for it (5 s at most) so a command that exited on its own is never taken for
 	// one killed from outside.
-	script := fill(`while grep -qsaF -e @TAG@ /proc/@PID@/environ; do sleep 0.2; done
+	script := fill(`while grep -qsaz -e @TAG@ /proc/@PID@/environ; do sleep 0.2; done
 i=0; while [ ! -s @FILE@.status ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
 cat @FILE@.status 2>/dev/null; exit 0`,
-		"TAG", Quote(p.tag), "PID", strconv.Itoa(p.Pid), "FILE", Quote(p.file))
+		"TAG", Quote(tagPattern(p.tag)), "PID", strconv.Itoa(p.Pid), "FILE", Quote(p.file))
 	out, err := p.s.run(ctx, p.Host, p.op("watch"), script, nil)
 	if ctx.Err() != nil {
 		return // ended otherwise: stopped or the session closed
@@ -303,7 +303,7 @@ func (p *Process) Stop() error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.s.r.o.CommandTimeout+p.s.o.StopGrace)
 		defer cancel()
-		script := fill(stopScript, "TAG", Quote(p.tag), "FILE", Quote(p.file), "LOG", Quote(p.Log),
+		script := fill(stopScript, "TAG", Quote(tagPattern(p.tag)), "FILE", Quote(p.file), "LOG", Quote(p.Log),
 			"GRACE", tenths(p.s.o.StopGrace))
 		out, err := p.s.run(ctx, p.Host, p.op("stop"), script, nil)
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")

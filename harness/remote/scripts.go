@@ -7,24 +7,32 @@ import (
 )
 
 // Every process a session starts carries BINDRACE_PROC=<session>/<n>; in its environment, and
-// so do its children. The scripts below find a session's processes by that tag in
-// /proc/<pid>/environ: a pid reused by an unrelated process, a zombie (whose environ reads
-// empty) or another session's process never matches, and a child that left the group still does.
+// so do its children. The scripts below find a session's processes by that tag at the start of
+// an entry of /proc/<pid>/environ: a pid reused by an unrelated process, a zombie (whose environ
+// reads empty) or another session's process never matches, and a child that left the group
+// still does. Only an entry's start: a process whose environment merely holds the text (sshd's
+// SSH_ORIGINAL_COMMAND under a ForceCommand, and what a login shell's rc file runs before the
+// command, such as pyenv's rehash holding its lock) is not the session's, and killing it would
+// leave that lock behind for every later login.
 const tagVar = "BINDRACE_PROC"
 
 func sessionTag(session string) string          { return tagVar + "=" + session + "/" }
 func processTag(session string, seq int) string { return sessionTag(session) + strconv.Itoa(seq) + ";" }
 
+// tagPattern is what the scripts give grep -z for tag (@TAG@): a basic regular expression of
+// an environment entry that starts with it (a session id's dots taken literally).
+func tagPattern(tag string) string { return "^" + strings.ReplaceAll(tag, ".", `\.`) }
+
 // procLib holds the POSIX sh functions the stop and clean-up scripts share.
 //
-//	tagged TAG       pids of live processes whose environment holds TAG
+//	tagged PATTERN   pids of live processes with an environment entry PATTERN (tagPattern) matches
 //	pgid PID         the process group of PID
 //	signal SIG TAG   SIG to each tagged process and to the process group it is in
 //	gone TAG N       waits up to N tenths of a second until no tagged process is left
 //	stop TAG N       TERM, N tenths of a second of grace, KILL; prints "stopped", "killed"
 //	                 or "left <pids>" (and fails)
 const procLib = `
-tagged() { grep -lsaF -e "$1" /proc/[0-9]*/environ 2>/dev/null | sed -n 's#^/proc/\([0-9]*\)/environ$#\1#p'; }
+tagged() { grep -lsaz -e "$1" /proc/[0-9]*/environ 2>/dev/null | sed -n 's#^/proc/\([0-9]*\)/environ$#\1#p'; }
 pgid() { s=; read -r s 2>/dev/null </proc/"$1"/stat; s=${s##*\) }; set -- $s; echo "${3:-}"; }
 signal() {
   for p in $(tagged "$2"); do

@@ -182,7 +182,7 @@ func (s *Session) Open(ctx context.Context, h Host) error {
 
 func (s *Session) startLifeline(ctx context.Context, st *hostState) error {
 	op := "lifeline of session " + s.ID
-	script := fill(lifelineScript, "DIR", Quote(s.Dir), "TAG", Quote(sessionTag(s.ID)),
+	script := fill(lifelineScript, "DIR", Quote(s.Dir), "TAG", Quote(tagPattern(sessionTag(s.ID))),
 		"GRACE", tenths(s.o.StopGrace), "SILENCE", seconds(s.o.Silence))
 	master := []string{"-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-o", "ControlPath=" + st.ctl}
 	cmd := exec.Command(s.r.o.SSH, append(s.r.sshArgs(st.h, master...), s.r.remoteCommand(script))...)
@@ -397,7 +397,7 @@ func (s *Session) closeHost(st *hostState) error {
 	// The lifeline broke earlier or now (a lost connection): try a fresh connection.
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	script := fill(cleanupScript, "DIR", Quote(s.Dir), "TAG", Quote(sessionTag(s.ID)), "GRACE", tenths(s.o.StopGrace))
+	script := fill(cleanupScript, "DIR", Quote(s.Dir), "TAG", Quote(tagPattern(sessionTag(s.ID))), "GRACE", tenths(s.o.StopGrace))
 	out, err := s.r.run(ctx, st.h, op, script, nil)
 	if err != nil {
 		var e *Error

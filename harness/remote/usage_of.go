@@ -13,8 +13,8 @@ import (
 func (p *Process) UsageOf(pid int) (procfs.Usage, error) {
 	ctx, cancel := p.s.r.commandContext()
 	defer cancel()
-	script := fill(`grep -qsaF -e @TAG@ /proc/@PID@/environ || exit 3; cat /proc/@PID@/stat; echo @@; cat /proc/@PID@/status`,
-		"TAG", Quote(p.tag), "PID", strconv.Itoa(pid))
+	script := fill(`grep -qsaz -e @TAG@ /proc/@PID@/environ || exit 3; cat /proc/@PID@/stat; echo @@; cat /proc/@PID@/status`,
+		"TAG", Quote(tagPattern(p.tag)), "PID", strconv.Itoa(pid))
 	op := p.op("usage of")
 	if pid != p.Pid {
 		op = p.op("usage of pid " + strconv.Itoa(pid) + " of")

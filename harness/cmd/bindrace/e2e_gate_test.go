@@ -198,8 +198,8 @@ func checkBadBaselines(t *testing.T, tmp, aaDir, base string) {
 		{otherScenario, "no entry for scenario ping, 100 connections, pipelining 10 (it has: scenario params"},
 		{otherPipelining, "no entry for scenario ping, 100 connections, pipelining 10"},
 		{otherBuild, `build kind: baseline "plain", session "release"`},
-		{futureSchema, "schema_version 99"},
-		{garbage, "is not a baseline"},
+		{futureSchema, "schema_version: 99 is unknown"},
+		{garbage, "garbage.json: invalid JSON at byte 2"},
 		{filepath.Join(tmp, "missing.json"), "no such file"},
 	} {
 		g := cli(t, 20*time.Second, "gate", aaDir, "--baseline", c.file)

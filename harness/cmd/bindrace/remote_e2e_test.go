@@ -32,7 +32,7 @@ func leftInLab(t *testing.T, l *netnstest.Lab) []string {
 	t.Helper()
 	var left []string
 	for _, h := range l.Hosts() {
-		out, err := l.Exec(h, "sh", "-c", "for p in /proc/[0-9]*; do grep -qsa BINDRACE_PROC= $p/environ && echo ${p#/proc/} $(tr '\\0' ' ' < $p/cmdline); done; true")
+		out, err := l.Exec(h, "sh", "-c", "for p in /proc/[0-9]*; do grep -qsaz ^BINDRACE_PROC= $p/environ && echo ${p#/proc/} $(tr '\\0' ' ' < $p/cmdline); done; true")
 		if err != nil {
 			t.Fatalf("listing %s: %v", h.Role, err)
 		}
