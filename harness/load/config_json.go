@@ -48,9 +48,9 @@ func EncodeConfig(c Config) ([]byte, error) {
 	j := configJSON{Protocol: protocols[c.Protocol], Addr: c.Addr, Host: c.Host, Path: c.Path, Size: c.Size,
 		Connections: c.Connections, Pipelining: c.Pipelining, Workers: c.Workers,
 		Warmup: duration(c.Warmup), Duration: duration(c.Duration), Count: c.Count, Timeout: duration(c.Timeout),
-		Rate: c.Rate, LagTolerance: duration(c.LagTolerance)}
-	if c.Rate > 0 {
-		j.Arrival = arrivals[c.Arrival]
+		Rate: c.Rate}
+	if c.Rate > 0 { // what only an open loop reads: a closed loop's config carries none of it
+		j.Arrival, j.LagTolerance = arrivals[c.Arrival], duration(c.LagTolerance)
 	}
 	for i, r := range c.Requests {
 		if !utf8.Valid(r) {
