@@ -57,7 +57,7 @@ func TestWritten(t *testing.T) {
 		// The issue's case: the session's summary.json replaced by {}.
 		{"summary.json of {}", map[string]string{SummaryFile: `{}`, ManifestFile: oldManifest, "summary.md": "# report"}, false, `summary.json has kind ""`},
 		{"a marker of this version beside a foreign summary", map[string]string{SummaryFile: `{}`, ManifestFile: `{"kind": "bindrace-manifest"}`}, false, `summary.json has kind ""`},
-		{"an unrelated JSON named summary.json", map[string]string{SummaryFile: `{"kind": "todo"}`}, false, `summary.json has kind "todo"`},
+		{"an unrelated JSON named summary.json", map[string]string{SummaryFile: `{"kind": "notes"}`}, false, `summary.json has kind "notes"`},
 		{"an unreadable summary.json", map[string]string{SummaryFile + "/x": ""}, false, "summary.json: read"},
 		{"a summary.json that is not JSON", map[string]string{SummaryFile: `# notes`}, false, "summary.json is not JSON"},
 		{"an older manifest alone", map[string]string{ManifestFile: oldManifest}, false, ""},
@@ -125,7 +125,7 @@ func TestCreateDirForce(t *testing.T) {
 
 func TestFileCheck(t *testing.T) {
 	dir := put(t, map[string]string{
-		"notes.json":    `{"name": "my notes", "kind": "todo"}`,
+		"notes.json":    `{"name": "my notes", "kind": "notes"}`,
 		"baseline.json": `{"schema_version": 3, "kind": "bindrace-baseline"}`,
 		"empty.json":    "",
 		SummaryFile:     `{"kind": "race"}`,
@@ -141,7 +141,7 @@ func TestFileCheck(t *testing.T) {
 		{in("empty.json"), false, ""},
 		{in("baseline.json"), false, ""},
 		{os.DevNull, false, ""},
-		{in("notes.json"), false, `exists and is not a file of kind "bindrace-baseline" (it has kind "todo"); choose another {out}, or give {force} to replace it`},
+		{in("notes.json"), false, `exists and is not a file of kind "bindrace-baseline" (it has kind "notes"); choose another {out}, or give {force} to replace it`},
 		{in("notes.json"), true, ""},
 		{in(SummaryFile), false, "is what this command reads (" + in(SummaryFile) + "); choose another {out}"},
 		{in(SummaryFile), true, "is what this command reads (" + in(SummaryFile) + "); choose another {out}"},
@@ -179,7 +179,7 @@ func FuzzCarries(f *testing.F) {
 	f.Add([]byte(real(f, "manifest-5ab40ae.json")))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`[1, 2]`))
-	f.Add([]byte(`{"kind": "race", "kind": "todo"}`))
+	f.Add([]byte(`{"kind": "race", "kind": "notes"}`))
 	kinds := markers[0].kinds
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if carries(b, kinds...) != "" {

@@ -94,12 +94,12 @@ func TestReportRefusesAFolderItDidNotWrite(t *testing.T) {
 func TestBaselineWriteRefusesWhatItDidNotWrite(t *testing.T) {
 	dir := copySession(t)
 	notes := filepath.Join(t.TempDir(), "notes.json")
-	if err := os.WriteFile(notes, []byte(`{"name": "my notes", "kind": "todo"}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(notes, []byte(`{"name": "my notes", "kind": "notes"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	own := filepath.Join(dir, session.SummaryFile)
 	before := hashes(t, notes, own)
-	refused(t, "bindrace baseline: --out "+notes+` exists and is not a file of kind "bindrace-baseline" (it has kind "todo"); choose another --out, or give --force to replace it`,
+	refused(t, "bindrace baseline: --out "+notes+` exists and is not a file of kind "bindrace-baseline" (it has kind "notes"); choose another --out, or give --force to replace it`,
 		"baseline", "write", dir, "--out", notes)
 	for _, force := range [][]string{nil, {"--force"}} {
 		args := append([]string{"baseline", "write", dir, "--out", own}, force...)
