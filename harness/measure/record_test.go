@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,14 +104,7 @@ func TestMinorFaults(t *testing.T) {
 // kind, its side counts them, and the gate's error check FAILs the side that made them (the
 // issue's "a run where only some replies were not HTTP").
 func TestMalformedRepliesReachTheGate(t *testing.T) {
-	var n atomic.Int64
-	addr := loopback.Serve(t, func(c net.Conn, _ []byte) {
-		if n.Add(1)%2 == 0 {
-			c.Write([]byte("garbage\r\n\r\n"))
-			return
-		}
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"))
-	})
+	addr := loopback.ServeHalfGarbage(t)
 	res, err := load.Run(context.Background(), load.Config{Addr: addr, Requests: [][]byte{[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
 		Connections: 2, Pipelining: 1, Workers: 1, Duration: 300 * time.Millisecond, Timeout: 200 * time.Millisecond}, load.Hooks{})
 	if err != nil || res.Responses == 0 || res.Errors["malformed"] == 0 {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/internal/loopback"
@@ -49,14 +48,7 @@ func TestLoadNothingValid(t *testing.T) {
 // as errors of their kind (malformed), which is what a race's runs store as errors_by_kind and
 // the gate's error check counts.
 func TestLoadSomeRepliesNotHTTP(t *testing.T) {
-	var n atomic.Int64
-	addr := loopback.Serve(t, func(c net.Conn, _ []byte) {
-		if n.Add(1)%2 == 0 {
-			c.Write([]byte("garbage\r\n\r\n"))
-			return
-		}
-		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"))
-	})
+	addr := loopback.ServeHalfGarbage(t)
 	code, out, errOut := runCLI("http://"+addr+"/", "--json", "-d", "300ms", "--warmup", "0", "-c", "2", "--pipelining", "1", "--timeout", "200ms")
 	var o struct {
 		Responses int64            `json:"responses"`

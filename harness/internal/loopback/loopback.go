@@ -5,6 +5,7 @@ package loopback
 
 import (
 	"net"
+	"sync/atomic"
 	"testing"
 )
 
@@ -56,4 +57,19 @@ func Serve(t testing.TB, onRead func(c net.Conn, chunk []byte)) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// ServeHalfGarbage is Serve answering every other read with bytes that are not HTTP and the
+// others with a valid 2-byte response: a load against it measures both valid responses and
+// malformed errors.
+func ServeHalfGarbage(t testing.TB) string {
+	t.Helper()
+	var n atomic.Int64
+	return Serve(t, func(c net.Conn, _ []byte) {
+		if n.Add(1)%2 == 0 {
+			c.Write([]byte("garbage\r\n\r\n"))
+			return
+		}
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"))
+	})
 }
