@@ -36,7 +36,7 @@ type Reading interface {
 // Usage is the server's CPU time and memory at a window's edges.
 type Usage struct {
 	Start, End procfs.Usage
-	Wall       time.Duration // between the two reads
+	Wall       time.Duration // between the two reads, by the server host's clock
 }
 
 // CPUSeconds is the server's CPU time during the window.
@@ -48,22 +48,20 @@ type usageProbe struct{}
 type usageReading struct {
 	srv   Server
 	start procfs.Usage
-	at    time.Time
 	err   error
 }
 
 func (usageProbe) Open(srv Server, _ Spec) Reading {
 	u, err := srv.Usage()
-	return &usageReading{srv: srv, start: u, at: time.Now(), err: err}
+	return &usageReading{srv: srv, start: u, err: err}
 }
 
 func (r *usageReading) Close(w *Window) error {
-	wall := time.Since(r.at)
 	end, err := r.srv.Usage()
 	if err = errors.Join(r.err, err); err != nil {
 		return fmt.Errorf("server CPU/RSS not sampled: %w", err)
 	}
-	w.Usage = &Usage{Start: r.start, End: end, Wall: wall}
+	w.Usage = &Usage{Start: r.start, End: end, Wall: end.At.Sub(r.start.At)}
 	return nil
 }
 

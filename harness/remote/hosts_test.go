@@ -483,9 +483,75 @@ func TestUsage(t *testing.T) {
 	if err != nil || local.CPUSeconds < u.CPUSeconds || local.CPUSeconds > u.CPUSeconds+1 || local.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("remote usage %+v, local reading %+v (%v)", u, local, err)
 	}
+	// The CPU share is CPU seconds over the host's time between the readings: one busy thread
+	// never shows more than one core, however late the answers came back.
+	if wall := u.At.Sub(first.At).Seconds(); wall <= 0 || (u.CPUSeconds-first.CPUSeconds)/wall > 1.05 {
+		t.Errorf("readings at %v and %v: %.3f CPU-s over %.3f s", first.At, u.At, u.CPUSeconds-first.CPUSeconds, wall)
+	}
 	if err := p.Stop(); err != nil {
 		t.Error(err)
 	}
+}
+
+// Usage reads go through one channel per host, not an ssh session each (whose login shell's rc
+// files can take longer than a window): every read is answered by the same reader on the host.
+// A reader killed on the host costs one read, the next reconnects, and Close ends it.
+func TestUsageReaderIsOneChannel(t *testing.T) {
+	l, ctx, s := sessionInLab(t, SessionOptions{})
+	p, err := s.Start(ctx, host(t, l.Server), ProcessSpec{Name: "idle", Argv: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readers []string
+	for range 5 {
+		if _, err := p.Usage(); err != nil {
+			t.Fatal(err)
+		}
+		readers = append(readers, strings.Join(usageReaders(t, s.ID), ","))
+	}
+	if readers[0] == "" || strings.Contains(readers[0], ",") || strings.Count(strings.Join(readers, " "), readers[0]) != 5 {
+		t.Errorf("usage readers on the host after each of 5 reads: %q; want the same one", readers)
+	}
+	if err := syscall.Kill(atoi(t, readers[0]), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var e *Error
+	if _, err := p.Usage(); err != nil && (!errors.As(err, &e) || e.Kind != ErrLost) {
+		t.Errorf("read after the reader was killed: %v; want it lost, or answered by a new one", err)
+	}
+	if u, err := p.Usage(); err != nil || u.RSSBytes <= 0 {
+		t.Errorf("read after reconnecting: %+v, %v", u, err)
+	}
+	if now := usageReaders(t, s.ID); len(now) != 1 || now[0] == readers[0] {
+		t.Errorf("usage readers after the reconnect: %q (the killed one was %s)", now, readers[0])
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := usageReaders(t, s.ID); len(left) > 0 {
+		t.Errorf("usage readers left after Close: %q", left)
+	}
+}
+
+// usageReaders are the pids of session id's usage readers (the lab's hosts share this
+// machine's process table).
+func usageReaders(t *testing.T, id string) []string {
+	t.Helper()
+	out, _ := exec.Command("sh", "-c", "grep -lsaz -e "+Quote(tagPattern(sessionTag(id))+"usage;")+" /proc/[0-9]*/environ").Output()
+	var pids []string
+	for _, f := range strings.Fields(string(out)) {
+		pids = append(pids, strings.TrimSuffix(strings.TrimPrefix(f, "/proc/"), "/environ"))
+	}
+	return pids
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // Close stops what the session started on every host and removes its directories; it works

@@ -257,11 +257,6 @@ func (r *Runner) rsync(ctx context.Context, h Host, op, src, destPath string, ex
 	return stdout.Bytes(), err
 }
 
-// commandContext bounds a call of a method without a context of its own.
-func (r *Runner) commandContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), r.o.CommandTimeout)
-}
-
 // Quote makes s one word for a POSIX shell.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {

@@ -75,6 +75,8 @@ type hostState struct {
 	endErr error         // its failure, if any (valid once ended is closed)
 	report []string      // lines the remote end printed after "ready"
 	stderr *tailBuffer
+
+	usage *usageReader // the server's usage reads, over a channel of their own
 }
 
 var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -154,7 +156,7 @@ func (s *Session) Open(ctx context.Context, h Host) error {
 			}
 			s.ctlDir = dir
 		}
-		st = &hostState{h: h, ready: make(chan struct{}), ended: make(chan struct{}), stderr: &tailBuffer{max: 4 << 10},
+		st = &hostState{h: h, usage: &usageReader{h: h}, ready: make(chan struct{}), ended: make(chan struct{}), stderr: &tailBuffer{max: 4 << 10},
 			ctl: filepath.Join(s.ctlDir, strconv.Itoa(len(s.hosts)))}
 		s.hosts[h.String()] = st
 	}
@@ -383,6 +385,7 @@ func (s *Session) closeHost(st *hostState) error {
 	}
 	op := "close session " + s.ID
 	limit := s.r.o.CommandTimeout + s.o.StopGrace
+	st.usage.close()
 	// Closing the lifeline's stdin is the signal: the host cleans up and reports.
 	st.stdin.Close()
 	select {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 )
 
 // Usage is a process's resource use so far: what the harness samples of a server (here, or
@@ -15,6 +16,10 @@ type Usage struct {
 	RSSBytes     int64   // resident set now
 	PeakRSSBytes int64   // high-water mark of the resident set
 	MinorFaults  uint64  // page faults served without I/O, all its threads
+	// At is when it was read, by the clock of the host it was read on: two readings' CPU
+	// seconds over the time between their At (not between the calls that asked, which may
+	// have waited on a network) is the process's CPU share.
+	At time.Time
 }
 
 // ParseUsage turns the text of a process's stat and status files into Usage. A status without
@@ -34,6 +39,7 @@ func ParseUsage(stat, status []byte) (Usage, error) {
 
 // ReadUsage reads pid's Usage (Self: this process's).
 func ReadUsage(pid int) (Usage, error) {
+	at := time.Now()
 	stat, err := os.ReadFile(path(pid, "stat"))
 	if err != nil {
 		return Usage{}, err
@@ -46,6 +52,7 @@ func ReadUsage(pid int) (Usage, error) {
 	if err != nil {
 		return Usage{}, fmt.Errorf("%s: %w", path(pid, ""), err)
 	}
+	u.At = at
 	return u, nil
 }
 
