@@ -287,16 +287,18 @@ func TestClientHostsThatLie(t *testing.T) {
 }
 
 // TestServerHostThatLies races, the load from here, on a server host whose `bindrace serve` kills
-// the server it started, a second after it is ready, from the second pair on (the preflight's
-// two servers and the first pair's are honest). The race is exit 2 naming the host, keeps the
-// first pair as INCOMPLETE, and leaves nothing running.
+// the server it started, 2 s after it is ready, from the second pair on (the preflight's two
+// servers and the first pair's are honest). Windows of 4 s put the kill inside the measured
+// window whatever the start's checks and warm-up take (with 1 s windows the run could end before
+// the kill, once a window's usage reads stopped taking a second each). The race is exit 2 naming
+// the host, keeps the first pair as INCOMPLETE, and leaves nothing running.
 func TestServerHostThatLies(t *testing.T) {
 	l := lab.Get(t)
 	lie(t, l, l.Server, "serve", 4, lieKillServer, 0)
 	dir := filepath.Join(t.TempDir(), "race")
 	r := cli(t, 420*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--server-host", l.Server.Spec,
 		"--ssh-config", l.ConfigFile, "--pairs", "2", "--windows", "1",
-		"--duration", "1s", "--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0", "--out", dir)
+		"--duration", "4s", "--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0", "--out", dir)
 	line := hostLine(r.stderr, "session incomplete:")
 	t.Logf("exit %d: %s", r.code, line)
 	if r.code != 2 || !strings.Contains(line, l.Server.Addr) {
