@@ -64,7 +64,7 @@ func TestLatencyBadInput(t *testing.T) {
 func TestRaceAtRate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	r := cli(t, 90*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "6", "--connections", "8", "--pipelining", "1",
-		"--duration", "250ms", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0",
+		"--duration", "250ms", "--windows", "2", "--warmup", "100ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "0",
 		"--rate-fraction", "0.25", "--out", dir, "--json")
 	var s session.Summary
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || r.code == 2 {

@@ -44,11 +44,12 @@ func TestNoise(t *testing.T) {
 // each, 6 pairs, nothing set aside for steal: a VM losing 5-15% of its time to the hypervisor
 // for minutes set aside nearly every window, CI 2026-12-02) and reads its calibration.json,
 // which must hold one row per slowdown, each with its A/A row first.
-func calibrateFasthttp(t *testing.T, slowdowns string, rows int) kinds.Calibration {
+func calibrateFasthttp(t *testing.T, slowdowns string, rows int, extra ...string) kinds.Calibration {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "cal")
-	r := cli(t, 180*time.Second, append([]string{"calibrate", "--target", "fasthttp", "--profile", "quick", "--slowdowns", slowdowns,
-		"--races", "1", "--pairs", "6", "--connections", "20", "--steal-limit", "-1", "--out", dir}, fast...)...)
+	args := append([]string{"calibrate", "--target", "fasthttp", "--profile", "quick", "--slowdowns", slowdowns,
+		"--races", "1", "--pairs", "6", "--connections", "20", "--steal-limit", "-1", "--out", dir}, fast...)
+	r := cli(t, 180*time.Second, append(args, extra...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -64,9 +65,9 @@ func calibrateFasthttp(t *testing.T, slowdowns string, rows int) kinds.Calibrati
 }
 
 // bindrace calibrate, end to end on its cheapest design: one race of the target against itself
-// (slowdown 0), written to calibration.json. Whether a capped build shows as the slowdown it is,
-// the minute-long part, is the long tier's TestCalibrate.
+// (slowdown 0) in two windows a pair, written to calibration.json. Whether a capped build shows
+// as the slowdown it is, the minute-long part, is the long tier's TestCalibrate.
 func TestCalibrateSmoke(t *testing.T) {
-	calibrateFasthttp(t, "0", 1)
+	calibrateFasthttp(t, "0", 1, "--windows", "2")
 	noLeftovers(t)
 }

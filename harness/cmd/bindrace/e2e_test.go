@@ -204,8 +204,10 @@ func TestFaults(t *testing.T) {
 
 func TestRaceJSON(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
+	// Two interleaved windows a pair (quick's are four): the files' shape, not the figures, is
+	// under test here.
 	r := cli(t, 90*time.Second, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "6", "--duration", "400ms",
-		"--warmup", "200ms", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
+		"--windows", "2", "--warmup", "200ms", "--settle", "0", "--cooldown", "0", "--busy-sample", "100ms", "--out", dir, "--json")
 	var s session.Summary
 	r.decode(t, &s)
 	var generic map[string]any
@@ -310,7 +312,7 @@ func TestInterrupt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	// --steal-limit -1: under the hypervisor's steal every window of the measured run could be
 	// set aside, and this test is about what an interrupt keeps, not about steal.
-	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "4", "--duration", "2s",
+	cmd := exec.Command(bin, "race", "--a", "fasthttp", "--b", "nethttp", "--pairs", "4", "--duration", "1s", "--windows", "2",
 		"--warmup", "100ms", "--cooldown", "0", "--busy-sample", "100ms", "--steal-limit", "-1", "--out", dir)
 	errb := interruptSecondRun(t, cmd, 20*time.Second)
 	s, err := session.LoadSummary(dir)
@@ -338,7 +340,7 @@ func interruptSecondRun(t *testing.T, cmd *exec.Cmd, stopWithin time.Duration) *
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	// The first run's line comes when its pair's interleaved windows end: about 20 s, more on
+	// The first run's line comes when its pair's interleaved windows end: some seconds, more on
 	// a busy machine.
 	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(errb.String(), "pair 1/4 AB fasthttp:") {
