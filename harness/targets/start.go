@@ -186,6 +186,7 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	url := "http://" + s.Addr() + "/"
 	var last, answered error // answered: the last wrong answer, which says more than a timeout
+	var wrongSince time.Time // the first of the wrong answers in a row
 	for {
 		select {
 		case <-s.exited:
@@ -207,14 +208,24 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 		if last == nil {
 			return nil
 		}
-		if errors.Is(last, errWrongAnswer) {
-			answered = last
+		if !errors.Is(last, errWrongAnswer) {
+			wrongSince = time.Time{}
+		} else if answered = last; wrongSince.IsZero() {
+			wrongSince = time.Now()
+		} else if time.Since(wrongSince) >= wrongAnswerGrace {
+			return fmt.Errorf("%w, for %s in a row%s", answered, wrongAnswerGrace, s.out.LastLines(15))
 		}
 		time.Sleep(pollEvery)
 	}
 }
 
 var errWrongAnswer = errors.New("not a scenario server")
+
+// wrongAnswerGrace is how long a server may answer GET / wrongly before its start fails: a
+// server may answer before its routes are in place, but one that still answers wrongly after
+// this is not a scenario server (python's http.server, another program on the port), and waiting
+// out the whole start timeout would only delay saying so.
+const wrongAnswerGrace = 2 * time.Second
 
 func pingOnce(ctx context.Context, client *http.Client, url string) error {
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)

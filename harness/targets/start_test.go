@@ -251,8 +251,13 @@ func TestStopReportsCrash(t *testing.T) {
 // python's http.server took over 1.5 s to answer its first GET (a fresh clone's make test).
 func TestWrongAnswerAtStart(t *testing.T) {
 	tg, _ := Resolve("cmd:python3 -m http.server --bind 127.0.0.1 {port}")
-	_, err := tg.Start(context.Background(), StartOptions{StartTimeout: 15 * time.Second})
-	if err == nil || !strings.Contains(err.Error(), `GET / answered 200 "<!DOCTYPE`) {
+	began := time.Now()
+	_, err := tg.Start(context.Background(), StartOptions{StartTimeout: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), `GET / answered 200 "<!DOCTYPE`) || !strings.Contains(err.Error(), "in a row") {
 		t.Fatalf("Start = %v", err)
+	}
+	// Wrong answers in a row end the start: it does not wait out the minute.
+	if took := time.Since(began); took > 30*time.Second {
+		t.Errorf("the start failed after %s of its %s", took, time.Minute)
 	}
 }
