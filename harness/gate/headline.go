@@ -35,6 +35,10 @@ func Headline(s *session.Summary) string {
 	case len(s.Pairs) == 0 && counted:
 		// Decided by the deterministic counts before any pair (or stopped before the pairs).
 		line = fmt.Sprintf("%s %+.1f%% instructions per response vs %s, no pairs, ", a, d, b)
+	case len(s.Pairs) == 0:
+		// Stopped before its first pair, uncounted: there is no figure to show, and "+0.0%,
+		// 0/0 pairs won" would read as a measured tie.
+		line = fmt.Sprintf("%s vs %s, no pairs measured, ", a, b)
 	}
 	verdict := s.Verdict
 	if verdict == "" {

@@ -44,3 +44,15 @@ func TestHeadlineOverloaded(t *testing.T) {
 		t.Errorf("headline %q\nwant     %q", s.Headline, want)
 	}
 }
+
+// A race stopped before its first pair, with no counts, shows no figure: not "+0.0%, 0/0 pairs
+// won", which reads as a measured tie.
+func TestHeadlineNoPairs(t *testing.T) {
+	s := stats.Summarize(nil, session.Thresholds{MinMedianDeltaPct: -5}, stats.FixedDesign(0, 0.05))
+	s.A, s.B, s.DecideOn = "binding", "uws", stats.MetricRPSPerCPUSec
+	s.Verdict, s.Incomplete = session.Incomplete, "interrupted (SIGINT) before the first pair"
+	want := "INCOMPLETE: binding vs uws, no pairs measured, session incomplete (interrupted (SIGINT) before the first pair)"
+	if got := Headline(&s); got != want {
+		t.Errorf("headline %q\nwant     %q", got, want)
+	}
+}
