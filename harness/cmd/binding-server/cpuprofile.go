@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -13,7 +14,12 @@ func startCPUProfile(path string) (stop func(), err error) {
 	if path == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(path)
+	// A new file only: a profile carries no mark of what wrote it, so a file already there may
+	// be anyone's (the training script empties its folder first).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("--cpuprofile %s: the file exists, and the server writes only a new one: remove it or name another", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -198,5 +199,30 @@ func TestSignalAndFlags(t *testing.T) {
 	out, err := bad.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--port") {
 		t.Fatalf("missing --port: %v %s", err, out)
+	}
+}
+
+// --cpuprofile writes a new file only: a file already there is refused, untouched, and a new
+// one is written.
+func TestCPUProfileRefusesAFileThere(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startCPUProfile(mine); err == nil || !strings.Contains(err.Error(), "the file exists") {
+		t.Errorf("--cpuprofile over a file: %v", err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("the file: %q, %v", b, err)
+	}
+	fresh := filepath.Join(dir, "cpu.pprof")
+	stop, err := startCPUProfile(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if st, err := os.Stat(fresh); err != nil || st.Size() == 0 {
+		t.Errorf("the new profile: %v", err)
 	}
 }

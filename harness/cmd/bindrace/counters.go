@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -116,6 +117,27 @@ func (a *countersArgs) check() string {
 	return ""
 }
 
+// keepDirCheck says what is wrong with --keep's folder, "" when it is new or empty. The counts
+// write their logs and fifos there under fixed names and read a run's cg.<pid> file back by
+// its pid, falling back to any cg.* the folder holds: a folder of earlier files could be
+// overwritten, or read as this run's.
+func keepDirCheck(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ""
+	case err != nil:
+		return err.Error()
+	case len(entries) > 0:
+		return fmt.Sprintf("the folder is not empty (it holds %s, of %d); give a new or empty one: the counts write fixed names there and read their cg.<pid> files back from it",
+			entries[0].Name(), len(entries))
+	}
+	return ""
+}
+
 // countersCommand is `bindrace counters`.
 func countersCommand(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("counters", pflag.ContinueOnError)
@@ -138,6 +160,9 @@ func countersCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if why := a.check(); why != "" {
 		return fail("%s", why)
+	}
+	if why := keepDirCheck(a.o.Keep); why != "" {
+		return fail("--keep %s: %s", a.o.Keep, why)
 	}
 	o := a.o
 	var err error

@@ -17,6 +17,17 @@ import (
 )
 
 func TestCountersCommandErrors(t *testing.T) {
+	// A user's folder given to --keep: refused before anything runs, its file untouched.
+	kept := t.TempDir()
+	notes := filepath.Join(kept, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+			t.Errorf("the user's file in --keep's folder: %q, %v", b, err)
+		}
+	}()
 	cases := []struct {
 		args []string
 		code int
@@ -29,6 +40,7 @@ func TestCountersCommandErrors(t *testing.T) {
 		{[]string{"--target", "fasthttp", "--mode", "x"}, 2, "unknown --mode"},
 		{[]string{"--target", "fasthttp", "--bogus"}, 2, "unknown flag"},
 		{[]string{"--target", "fasthttp", "--cpus-server", "99"}, 2, "CPU 99"},
+		{[]string{"--target", "fasthttp", "--mode", "cachegrind", "--keep", kept}, 2, "the folder is not empty (it holds notes.txt, of 1)"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
