@@ -51,7 +51,7 @@ func (r *Rig) launch(ctx context.Context, spec Spec, run *Run) (*live, error) {
 	}()
 	r.events.status(spec, "verifying", 0, 0)
 	if verr := r.backend.verify(lctx, spec.Target, srv.Addr(), []scenario.Scenario{spec.Scenario}); verr != nil {
-		if lv.died() || ctx.Err() != nil {
+		if awaitExit(srv) || ctx.Err() != nil {
 			return lv, lv.failure(ctx, "verification", verr)
 		}
 		return lv, fmt.Errorf("target %s failed verification: %w", spec.Target, verr)
@@ -85,6 +85,31 @@ func (lv *live) open(i int, p Probe) Reading {
 	return p.Open(lv.srv, lv.spec)
 }
 
+// awaitExit says whether srv has exited, after a request to it failed. A server that dies fails
+// a request first (a refused or cut connection), and its exit may be known a moment later (on a
+// server host, through ssh): it waits up to that moment, so that the error names the death, not
+// the connection.
+func awaitExit(srv Server) bool {
+	select {
+	case <-srv.Exited():
+		return true
+	case <-time.After(exitNotice):
+		return false
+	}
+}
+
+// exitNotice bounds awaitExit.
+const exitNotice = 2 * time.Second
+
+// diedDuring is the error of a server that exited during what.
+func diedDuring(target string, srv Server, what string) error {
+	why := ""
+	if xe := srv.ExitError(); xe != nil {
+		why = ": " + xe.Error()
+	}
+	return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", target, srv.Pid(), what, why)}
+}
+
 func (lv *live) died() bool {
 	select {
 	case <-lv.srv.Exited():
@@ -101,11 +126,7 @@ func (lv *live) failure(ctx context.Context, what string, err error) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w during %s of %s", ErrInterrupted, what, lv.spec.Target)
 	case lv.died():
-		why := ""
-		if xe := lv.srv.ExitError(); xe != nil {
-			why = ": " + xe.Error()
-		}
-		return diedError{fmt.Sprintf("target %s (pid %d) exited during %s%s", lv.spec.Target, lv.srv.Pid(), what, why)}
+		return diedDuring(lv.spec.Target, lv.srv, what)
 	}
 	return fmt.Errorf("target %s, %s: %w", lv.spec.Target, what, err)
 }

@@ -160,6 +160,10 @@ func (r *Rig) Preflight(ctx context.Context, names []string, scs []scenario.Scen
 			}
 			verr = errors.Join(verr, err)
 		}
+		if verr != nil && ctx.Err() == nil && awaitExit(srv) {
+			r.servers.stop(srv)
+			return diedDuring(name, srv, "verification")
+		}
 		side := session.Side{Target: name, CPUs: r.plan.CPUsServer, Build: build}
 		if inf, err := srv.Info(); err == nil {
 			side.Threads = inf.Threads
