@@ -44,6 +44,25 @@ GO_PGO_OUT="${GO_PGO_OUT:-}"
 say() { printf 'pgo: %s\n' "$*"; }
 die() { printf 'pgo: ERROR: %s\n' "$*" >&2; exit 1; }
 
+# ---- outputs: replaced only when what is there is a profile of the same kind (a profile carries
+# no other mark of what wrote it), and training.json only when it is a training record; checked
+# before the minutes of training, so a mistyped path loses nothing.
+magic() { head -c "$2" "$1" | od -An -tx1 | tr -d ' \n'; }
+replaceable() { # FILE MAGIC-HEX WHAT
+  [ ! -e "$1" ] && return 0
+  [ -f "$1" ] && [ "$(magic "$1" $((${#2} / 2)))" = "$2" ] && return 0
+  die "$1 exists and is not $3: not replaced (remove it or give another path)"
+}
+if [ -n "$GO_PGO_OUT" ]; then
+  replaceable "$GO_PGO_OUT" 1f8b "a Go CPU profile (gzip'd pprof)"
+else
+  replaceable "$PGO_OUT" ff6c70726f666981 "an LLVM indexed profile"
+  record="$(dirname "$PGO_OUT")/training.json"
+  if [ -e "$record" ] && ! grep -q '"profile_sha256"' "$record"; then
+    die "$record exists and is not a training record: not replaced (give PGO_OUT in another folder)"
+  fi
+fi
+
 [ -x "$SERVER" ] || die "$SERVER not found (make bin/binding-server-instrumented)"
 [ -x "$LOAD" ] || die "$LOAD not found (make bin/bindrace)"
 command -v "$LLVM_PROFDATA" >/dev/null 2>&1 || die "$LLVM_PROFDATA not found (scripts/setup.sh)"
