@@ -117,8 +117,8 @@ func FuzzDecodeBaseline(f *testing.F) {
 }
 
 // FuzzDecodeOtherKinds: the matrix, sweep and scale summaries, through KindOf as report reads
-// them (no real one is saved on this machine: seeded with the race summaries and each kind's
-// smallest file).
+// them, seeded with every real summary in testdata (races, a matrix, a sweep, a scale) and each
+// kind's smallest file.
 func FuzzDecodeOtherKinds(f *testing.F) {
 	seed(f, ".summary.json")
 	for _, k := range []string{"matrix", "sweep", "scale"} {
