@@ -27,6 +27,23 @@ func TestHandlerPanic(t *testing.T) {
 	if got := body(t, roundTrip(t, c, br, "", "GET")); got != "hi" {
 		t.Fatal(got)
 	}
+	// Pipelined into one batch: panics first, in the middle and twice in a row are each their
+	// request's 500, and every other request of the batch is answered, in order.
+	paths := []string{"/", "/panic", "/", "/panic", "/panic", "/"}
+	var raw string
+	for _, p := range paths {
+		raw += get(p)
+	}
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range paths {
+		res := roundTrip(t, c, br, "", "GET")
+		got := body(t, res)
+		if want := map[string]int{"/": 200, "/panic": 500}[p]; res.StatusCode != want || (p == "/" && got != "hi") {
+			t.Errorf("response %d (%s): %d %q", i, p, res.StatusCode, got)
+		}
+	}
 }
 
 // An idle loop that a goroutine owes a detached answer must wait where the Go scheduler sees it

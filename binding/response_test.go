@@ -100,3 +100,25 @@ func TestValidValueEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// validName's word-at-a-time check agrees with the token table for every byte value at every
+// position of every length up to 17, among neighbours that take the fast path (letters of both
+// cases, digits and '-') and among ones that do not ('!' and '~' send a word to the table).
+func TestValidNameEveryByte(t *testing.T) {
+	for _, fill := range []string{"aZ-09xY", "a!Z~-b9"} {
+		for n := 1; n <= 17; n++ {
+			for pos := 0; pos < n; pos++ {
+				for c := 0; c < 256; c++ {
+					k := []byte(strings.Repeat(fill, 3)[:n])
+					k[pos] = byte(c)
+					if got, want := validName(string(k)), tokenBytes(k); got != want {
+						t.Fatalf("validName(%q) = %v, want %v", k, got, want)
+					}
+				}
+			}
+		}
+	}
+	if validName("") {
+		t.Error(`validName("") = true`)
+	}
+}
