@@ -1,0 +1,106 @@
+package measure
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/bindrace/bindrace/harness/internal/procfs"
+	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+// threadWindow is a closed window of pid's server from its threads at the two edges, wall apart by
+// the host's clock.
+func threadWindow(pid int, wall time.Duration, start, end []procfs.Thread) Window {
+	at := time.Unix(1_800_000_000, 0)
+	return Window{Closed: true, Usage: &Usage{
+		Start: procfs.Usage{Pid: pid, At: at, Threads: start},
+		End:   procfs.Usage{Pid: pid, At: at.Add(wall), Threads: end},
+	}}
+}
+
+func TestThreadsOverAWindow(t *testing.T) {
+	// Over 2 s: the main thread (tid 50) used 0.4 s, a worker 1.6 s; a thread born mid-window
+	// counts from 0 (0.3 s), one that vanished is left out, and tid 54, reused by a new thread,
+	// counts from 0 too.
+	w := threadWindow(50, 2*time.Second,
+		[]procfs.Thread{{Tid: 50, CPUSeconds: 1}, {Tid: 51, CPUSeconds: 5}, {Tid: 53, CPUSeconds: 9}, {Tid: 54, CPUSeconds: 7}},
+		[]procfs.Thread{{Tid: 50, CPUSeconds: 1.4}, {Tid: 51, CPUSeconds: 6.6}, {Tid: 52, CPUSeconds: 0.3}, {Tid: 54, CPUSeconds: 0.1}})
+	tc, ok := threadsOver(w.Usage)
+	want := threadCPU{wall: 2, busiest: 1.6, main: 0.4, all: 2.4}
+	if !ok || !near(tc.wall, want.wall) || !near(tc.busiest, want.busiest) || !near(tc.main, want.main) || !near(tc.all, want.all) {
+		t.Fatalf("threads over the window = %+v, %v; want %+v", tc, ok, want)
+	}
+	r := threadReadings([]Window{w}, 0)
+	if r[BusiestThreadReading].Value != 80 || r[MainThreadReading].Value != 20 {
+		t.Errorf("readings %+v; want the busiest thread at 80%% and the main one at 20%% of a core", r)
+	}
+	if _, ok := r[LoopBusyReading]; ok {
+		t.Error("a loop busy fraction for a target without loops")
+	}
+	// Two loops: 2.4 CPU-s over 2 s of two loops is 60% busy.
+	if b := threadReadings([]Window{w}, 2)[LoopBusyReading].Value; b != 60 {
+		t.Errorf("loop busy %.1f%%, want 60%%", b)
+	}
+}
+
+// The run's figures are over its windows' summed time, and windows without both edges' threads
+// (a read that failed, a window cut short) are left out.
+func TestThreadReadingsOverWindows(t *testing.T) {
+	one := []procfs.Thread{{Tid: 7, CPUSeconds: 0}}
+	a := threadWindow(7, time.Second, one, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
+	b := threadWindow(7, 3*time.Second, one, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
+	noThreads := threadWindow(7, time.Second, nil, one)
+	cut := threadWindow(7, time.Second, one, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
+	cut.Closed = false
+	r := threadReadings([]Window{a, b, noThreads, cut, {Closed: true}}, 1)
+	if r[MainThreadReading].Value != 50 || r[BusiestThreadReading].Value != 50 || r[LoopBusyReading].Value != 50 {
+		t.Errorf("readings %+v; want 2 CPU-s over 4 s: 50%%", r)
+	}
+	if r := threadReadings([]Window{noThreads, cut}, 1); r != nil {
+		t.Errorf("readings without threads at both edges: %+v", r)
+	}
+	back := threadWindow(7, 0, one, one)
+	if _, ok := threadsOver(back.Usage); ok {
+		t.Error("a window of no time read")
+	}
+}
+
+// The usage probe records the thread readings of every target, and the loop busy fraction of
+// a binding's, over the loops it gave the server.
+func TestUsageProbeRecordsThreads(t *testing.T) {
+	p := usageProbe{
+		targets: map[string]*targets.Target{"binding": {Name: "binding", Kind: targets.KindBinding}, "fasthttp": {Name: "fasthttp", Kind: targets.KindGo}},
+		plan:    Plan{Method: profile.Method{CPUsServer: "0"}},
+	}
+	w := threadWindow(9, time.Second, []procfs.Thread{{Tid: 9}, {Tid: 10}}, []procfs.Thread{{Tid: 9, CPUSeconds: 0.9}, {Tid: 10, CPUSeconds: 0.05}})
+	for _, c := range []struct {
+		target string
+		spec   Spec
+		busy   float64 // 0: no loop busy fraction
+	}{
+		{"binding", Spec{Target: "binding"}, 95},
+		{"binding on two loops", Spec{Target: "binding", Threads: 2}, 47.5},
+		{"fasthttp", Spec{Target: "fasthttp"}, 0},
+	} {
+		var rec session.Run
+		p.Record(&rec, &Run{Spec: c.spec}, []Window{w})
+		if rec.Readings[MainThreadReading].Value != 90 || rec.Readings[BusiestThreadReading].Value != 90 {
+			t.Errorf("%s: readings %+v", c.target, rec.Readings)
+		}
+		if got, ok := rec.Readings[LoopBusyReading]; ok != (c.busy > 0) || got.Value != c.busy {
+			t.Errorf("%s: loop busy %+v (%v), want %.1f", c.target, got, ok, c.busy)
+		}
+	}
+	var rec session.Run
+	failed := w
+	failed.Usage = &Usage{Start: procfs.Usage{ThreadsErr: errors.New("600 threads")}, End: w.Usage.End}
+	p.Record(&rec, &Run{Spec: Spec{Target: "binding"}}, []Window{failed})
+	if _, ok := rec.Readings[MainThreadReading]; ok {
+		t.Errorf("thread readings from a window whose threads were not read: %+v", rec.Readings)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
