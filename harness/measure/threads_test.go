@@ -21,16 +21,22 @@ func threadWindow(pid int, wall time.Duration, start, end []procfs.Thread) Windo
 	}}
 }
 
+// th is a thread of tid that used cpu seconds and waited wait seconds for a CPU so far.
+func th(tid int, cpu, wait float64) procfs.Thread {
+	return procfs.Thread{Tid: tid, CPUSeconds: cpu, WaitSeconds: wait, WaitKnown: true}
+}
+
 func TestThreadsOverAWindow(t *testing.T) {
-	// Over 2 s: the main thread (tid 50) used 0.4 s, a worker 1.6 s; a thread born mid-window
-	// counts from 0 (0.3 s), one that vanished is left out, and tid 54, reused by a new thread,
-	// counts from 0 too.
+	// Over 2 s: the main thread (tid 50) used 0.4 s, a worker 1.6 s and waited 0.2 s for a CPU;
+	// a thread born mid-window counts from 0 (0.3 s, 0.1 s waited), one that vanished is left
+	// out, and tid 54, reused by a new thread, counts from 0 too.
 	w := threadWindow(50, 2*time.Second,
-		[]procfs.Thread{{Tid: 50, CPUSeconds: 1}, {Tid: 51, CPUSeconds: 5}, {Tid: 53, CPUSeconds: 9}, {Tid: 54, CPUSeconds: 7}},
-		[]procfs.Thread{{Tid: 50, CPUSeconds: 1.4}, {Tid: 51, CPUSeconds: 6.6}, {Tid: 52, CPUSeconds: 0.3}, {Tid: 54, CPUSeconds: 0.1}})
+		[]procfs.Thread{th(50, 1, 0), th(51, 5, 1), th(53, 9, 0), th(54, 7, 3)},
+		[]procfs.Thread{th(50, 1.4, 0), th(51, 6.6, 1.2), th(52, 0.3, 0.1), th(54, 0.1, 0)})
 	tc, ok := threadsOver(w.Usage)
-	want := threadCPU{wall: 2, busiest: 1.6, main: 0.4, all: 2.4}
-	if !ok || !near(tc.wall, want.wall) || !near(tc.busiest, want.busiest) || !near(tc.main, want.main) || !near(tc.all, want.all) {
+	want := threadCPU{wall: 2, busiest: 1.6, main: 0.4, all: 2.4, waited: 0.3, waitKnown: true}
+	if !ok || !near(tc.wall, want.wall) || !near(tc.busiest, want.busiest) || !near(tc.main, want.main) || !near(tc.all, want.all) ||
+		!near(tc.waited, want.waited) || !tc.waitKnown {
 		t.Fatalf("threads over the window = %+v, %v; want %+v", tc, ok, want)
 	}
 	r := threadReadings([]Window{w}, 0)
@@ -40,24 +46,35 @@ func TestThreadsOverAWindow(t *testing.T) {
 	if _, ok := r[LoopBusyReading]; ok {
 		t.Error("a loop busy fraction for a target without loops")
 	}
-	// Two loops: 2.4 CPU-s over 2 s of two loops is 60% busy.
-	if b := threadReadings([]Window{w}, 2)[LoopBusyReading].Value; b != 60 {
-		t.Errorf("loop busy %.1f%%, want 60%%", b)
+	// Two loops: 2.4 CPU-s and 0.3 s waited over 2 s of two loops is 67.5% busy.
+	if b := threadReadings([]Window{w}, 2)[LoopBusyReading].Value; b != 67.5 {
+		t.Errorf("loop busy %.1f%%, want 67.5%%", b)
+	}
+	// A thread whose wait could not be read at an edge leaves the window's busy fraction out.
+	unknown := threadWindow(50, time.Second, []procfs.Thread{th(50, 0, 0)}, []procfs.Thread{{Tid: 50, CPUSeconds: 1}})
+	if tc, _ := threadsOver(unknown.Usage); tc.waitKnown {
+		t.Error("a window with a wait not read is known")
+	}
+	if b := threadReadings([]Window{w, unknown}, 2)[LoopBusyReading].Value; b != 67.5 {
+		t.Errorf("loop busy over a window with waits and one without: %.1f%%, want the first's 67.5%%", b)
+	}
+	if r := threadReadings([]Window{unknown}, 2); r[MainThreadReading].Value != 100 || r[LoopBusyReading].Label != "" {
+		t.Errorf("readings of a window without waits: %+v; want CPU shares and no busy fraction", r)
 	}
 }
 
 // The run's figures are over its windows' summed time, and windows without both edges' threads
 // (a read that failed, a window cut short) are left out.
 func TestThreadReadingsOverWindows(t *testing.T) {
-	one := []procfs.Thread{{Tid: 7, CPUSeconds: 0}}
-	a := threadWindow(7, time.Second, one, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
-	b := threadWindow(7, 3*time.Second, one, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
+	one := []procfs.Thread{th(7, 0, 0)}
+	a := threadWindow(7, time.Second, one, []procfs.Thread{th(7, 1, 0)})
+	b := threadWindow(7, 3*time.Second, one, []procfs.Thread{th(7, 0.6, 0.4)})
 	noThreads := threadWindow(7, time.Second, nil, one)
-	cut := threadWindow(7, time.Second, one, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
+	cut := threadWindow(7, time.Second, one, []procfs.Thread{th(7, 1, 0)})
 	cut.Closed = false
 	r := threadReadings([]Window{a, b, noThreads, cut, {Closed: true}}, 1)
-	if r[MainThreadReading].Value != 50 || r[BusiestThreadReading].Value != 50 || r[LoopBusyReading].Value != 50 {
-		t.Errorf("readings %+v; want 2 CPU-s over 4 s: 50%%", r)
+	if r[MainThreadReading].Value != 40 || r[BusiestThreadReading].Value != 40 || r[LoopBusyReading].Value != 50 {
+		t.Errorf("readings %+v; want 1.6 CPU-s over 4 s, 40%%, and 50%% busy with the 0.4 s waited", r)
 	}
 	if r := threadReadings([]Window{noThreads, cut}, 1); r != nil {
 		t.Errorf("readings without threads at both edges: %+v", r)
@@ -75,14 +92,14 @@ func TestUsageProbeRecordsThreads(t *testing.T) {
 		targets: map[string]*targets.Target{"binding": {Name: "binding", Kind: targets.KindBinding}, "fasthttp": {Name: "fasthttp", Kind: targets.KindGo}},
 		plan:    Plan{Method: profile.Method{CPUsServer: "0"}},
 	}
-	w := threadWindow(9, time.Second, []procfs.Thread{{Tid: 9}, {Tid: 10}}, []procfs.Thread{{Tid: 9, CPUSeconds: 0.9}, {Tid: 10, CPUSeconds: 0.05}})
+	w := threadWindow(9, time.Second, []procfs.Thread{th(9, 0, 0), th(10, 0, 0)}, []procfs.Thread{th(9, 0.9, 0.04), th(10, 0.05, 0.01)})
 	for _, c := range []struct {
 		target string
 		spec   Spec
 		busy   float64 // 0: no loop busy fraction
 	}{
-		{"binding", Spec{Target: "binding"}, 95},
-		{"binding on two loops", Spec{Target: "binding", Threads: 2}, 47.5},
+		{"binding", Spec{Target: "binding"}, 100},
+		{"binding on two loops", Spec{Target: "binding", Threads: 2}, 50},
 		{"fasthttp", Spec{Target: "fasthttp"}, 0},
 	} {
 		var rec session.Run

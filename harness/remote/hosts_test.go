@@ -491,7 +491,7 @@ func TestUsage(t *testing.T) {
 	// The read carries the threads: sha256sum's one thread is the process, and its time,
 	// read just after the process's, lies between that and the next read's.
 	next, err := p.Usage()
-	if err != nil || u.ThreadsErr != nil || len(u.Threads) != 1 || u.Threads[0].Tid != p.Pid || u.Threads[0].Comm != "sha256sum" ||
+	if err != nil || u.ThreadsErr != nil || len(u.Threads) != 1 || u.Threads[0].Tid != p.Pid || u.Threads[0].Comm != "sha256sum" || !u.Threads[0].WaitKnown ||
 		u.Threads[0].CPUSeconds < u.CPUSeconds || u.Threads[0].CPUSeconds > next.CPUSeconds {
 		t.Errorf("threads %+v (%v) of a process of %.2f then %.2f CPU-s (%v)", u.Threads, u.ThreadsErr, u.CPUSeconds, next.CPUSeconds, err)
 	}

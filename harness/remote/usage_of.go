@@ -32,8 +32,8 @@ func (p *Process) UsageOf(pid int) (procfs.Usage, error) {
 }
 
 // usageReader reads processes' usage on one host through one long-lived ssh channel: a shell
-// loop there answers each "PID PATTERN" line with the host's clock and the process's stat and
-// status. A fresh ssh command per read would start a session on the host, and with it the
+// loop there answers each "PID PATTERN" line with the host's clock and the process's stat,
+// status and threads. A fresh ssh command per read would start a session on the host, and with it the
 // login shell's rc files: 0.8 s for root's on the test lab when idle, seconds while the server
 // and the load generator hold both CPUs, so a window's closing read landed after the window
 // and its CPU figure measured another interval (a race read 0% and then 128,452%).
@@ -52,16 +52,16 @@ const usageEnd = "@@bindrace-usage-end@@"
 // usageLoop is the host's side. The pattern is checked before the files are read, and the
 // clock is read between the check and the files, so a reused pid is never read. The loop is
 // exec'd with the tag already exported: /proc/PID/environ shows a process's environment as it
-// was exec'd. A NUL byte goes before the process's stat, its status and each thread's stat: a
-// thread's name may hold a newline (stat prints it raw) but never a NUL. A process of more
-// threads than procfs.MaxThreads sends their count instead of their stat files.
+// was exec'd. A NUL byte goes before the process's stat, its status and each thread's stat and
+// schedstat: a thread's name may hold a newline (stat prints it raw) but never a NUL. A
+// process of more threads than procfs.MaxThreads sends their count instead of their files.
 const usageLoop = `BINDRACE_PROC=@TAGVALUE@; export BINDRACE_PROC; exec sh -c '
 while IFS=" " read -r pid pattern; do
 	if grep -qsaz -e "$pattern" /proc/"$pid"/environ; then
 		date +%s%N; printf "\\000"; cat /proc/"$pid"/stat; printf "\\000"; cat /proc/"$pid"/status
-		set -- /proc/"$pid"/task/*/stat
+		set -- /proc/"$pid"/task/*
 		if [ $# -le @MAXTHREADS@ ]; then
-			for f; do printf "\\000"; cat "$f"; done
+			for d; do printf "\\000"; cat "$d"/stat; printf "\\000"; cat "$d"/schedstat; done
 		else
 			printf "\\000threads %d\\n" $#
 		fi
@@ -72,7 +72,7 @@ while IFS=" " read -r pid pattern; do
 done'`
 
 // maxUsageAnswer bounds an answer: a status file is about 1.5 KiB, and procfs.MaxThreads
-// stat files of at most 1.2 KiB each.
+// stat files of at most 1.2 KiB each with their schedstat lines of at most 60 bytes.
 const maxUsageAnswer = 1 << 20
 
 func (u *usageReader) read(s *Session, op string, pid int, pattern string) (procfs.Usage, error) {
@@ -135,8 +135,8 @@ func parseUsage(answer string) (procfs.Usage, error) {
 	return usage, nil
 }
 
-// parseThreads reads the threads' part of an answer: their stat files, or how many there were
-// when they were too many to send.
+// parseThreads reads the threads' part of an answer: their stat and schedstat files, or how
+// many there were when they were too many to send.
 func parseThreads(parts []string) ([]procfs.Thread, error) {
 	if count, ok := strings.CutPrefix(strings.Join(parts, ""), "threads "); ok && len(parts) == 1 {
 		if n, err := strconv.Atoi(strings.TrimSpace(count)); err == nil {

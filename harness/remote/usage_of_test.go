@@ -70,10 +70,10 @@ func TestUsageLoopAnswersThreads(t *testing.T) {
 	var main, mine bool
 	for _, th := range u.Threads {
 		main = main || th.Tid == os.Getpid()
-		mine = mine || (th.Tid == named && th.Comm == name)
+		mine = mine || (th.Tid == named && th.Comm == name && th.WaitKnown)
 	}
 	if !main || !mine || len(u.Threads) < 2 {
-		t.Errorf("threads %+v: want the main one and %d named %q", u.Threads, named, name)
+		t.Errorf("threads %+v: want the main one and %d named %q, with its wait for a CPU", u.Threads, named, name)
 	}
 	b, err := parseUsage(a.bounded)
 	if err != nil || b.RSSBytes <= 0 || b.Threads != nil || b.ThreadsErr == nil || !strings.Contains(b.ThreadsErr.Error(), " threads, over") {

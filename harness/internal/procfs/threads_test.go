@@ -13,14 +13,16 @@ import (
 func TestParseThreads(t *testing.T) {
 	// Lines as /proc/PID/task/TID/stat shows them: a node worker's name holds a space, a
 	// thread may name itself with parentheses, and one exited between the listing and the read.
-	stats := []string{
-		"4100 (node) S 1 4100 4100 0 -1 4194560 9000 0 0 0 731 129 0 0 20 0 11 0 5555 0 0\n",
-		"",
-		"4107 (node (worker)) R 1 4100 4100 0 -1 4194624 12 0 0 0 96 4 0 0 20 0 11 0 5601 0 0\n",
-		"4109 (a b) c)) S 1 4100 4100 0 -1 4194624 0 0 0 0 0 1 0 0 20 0 11 0 5601 0 0\n",
+	// Each stat is followed by the thread's schedstat: on-CPU ns, run-queue ns, timeslices (one
+	// kernel had none).
+	files := []string{
+		"4100 (node) S 1 4100 4100 0 -1 4194560 9000 0 0 0 731 129 0 0 20 0 11 0 5555 0 0\n", "8612000000 250000000 4411\n",
+		"", "",
+		"4107 (node (worker)) R 1 4100 4100 0 -1 4194624 12 0 0 0 96 4 0 0 20 0 11 0 5601 0 0\n", "1003000000 0 91\n",
+		"4109 (a b) c)) S 1 4100 4100 0 -1 4194624 0 0 0 0 0 1 0 0 20 0 11 0 5601 0 0\n", "",
 	}
-	th, err := ParseThreads(stats)
-	want := []Thread{{4100, "node", 8.6}, {4107, "node (worker)", 1}, {4109, "a b) c)", 0.01}}
+	th, err := ParseThreads(files)
+	want := []Thread{{4100, "node", 8.6, 0.25, true}, {4107, "node (worker)", 1, 0, true}, {4109, "a b) c)", 0.01, 0, false}}
 	if err != nil || len(th) != len(want) {
 		t.Fatalf("ParseThreads = %+v, %v", th, err)
 	}
@@ -29,11 +31,16 @@ func TestParseThreads(t *testing.T) {
 			t.Errorf("thread %d = %+v, want %+v", i, th[i], want[i])
 		}
 	}
-	if _, err := ParseThreads([]string{stats[0], "4101 (x) S 1 2"}); err == nil {
-		t.Error("a malformed thread stat parsed")
-	}
-	if _, err := ParseThreads([]string{"", "\n"}); err == nil {
-		t.Error("a process with no thread parsed")
+	for _, bad := range [][]string{
+		{files[0], files[1], "4101 (x) S 1 2", ""},
+		{files[0], "1 2\n"},
+		{files[0], "1 x 3\n"},
+		{files[0]},
+		{"", "", "\n", ""},
+	} {
+		if th, err := ParseThreads(bad); err == nil {
+			t.Errorf("%q parsed: %+v", bad, th)
+		}
 	}
 	if err := TooManyThreads(MaxThreads + 1); !strings.Contains(err.Error(), "513 threads") {
 		t.Errorf("the bound's error: %v", err)
@@ -77,7 +84,7 @@ func TestReadThreadsSelf(t *testing.T) {
 			main = &s.th[i]
 		}
 	}
-	if mine == nil || mine.Comm != name || mine.CPUSeconds <= 0 {
+	if mine == nil || mine.Comm != name || mine.CPUSeconds <= 0 || !mine.WaitKnown || mine.WaitSeconds < 0 {
 		t.Errorf("the spinning thread %d in %+v: %+v", s.tid, s.th, mine)
 	}
 	if main == nil {
