@@ -32,12 +32,22 @@ func TestThreadsOverAWindow(t *testing.T) {
 	// out, and tid 54, reused by a new thread, counts from 0 too.
 	w := threadWindow(50, 2*time.Second,
 		[]procfs.Thread{th(50, 1, 0), th(51, 5, 1), th(53, 9, 0), th(54, 7, 3)},
-		[]procfs.Thread{th(50, 1.4, 0), th(51, 6.6, 1.2), th(52, 0.3, 0.1), th(54, 0.1, 0)})
-	tc, ok := threadsOver(w.Usage)
-	want := threadCPU{wall: 2, busiest: 1.6, main: 0.4, all: 2.4, waited: 0.3, waitKnown: true}
-	if !ok || !near(tc.wall, want.wall) || !near(tc.busiest, want.busiest) || !near(tc.main, want.main) || !near(tc.all, want.all) ||
-		!near(tc.waited, want.waited) || !tc.waitKnown {
-		t.Fatalf("threads over the window = %+v, %v; want %+v", tc, ok, want)
+		[]procfs.Thread{th(50, 1.4, 0), th(51, 6.6, 1.2), th(52, 0.3, 0.1), th(54, 0.1, 0.5)})
+	for _, c := range []struct {
+		loops int
+		want  threadCPU
+	}{
+		{0, threadCPU{wall: 2, busiest: 1.6, main: 0.4}},
+		// One loop: the thread that used the most, on a CPU or waiting for one.
+		{1, threadCPU{wall: 2, busiest: 1.6, main: 0.4, loops: 1.8, loopsKnown: true}},
+		// Two: the next is the main thread; the born thread's wait is not a loop's.
+		{2, threadCPU{wall: 2, busiest: 1.6, main: 0.4, loops: 2.2, loopsKnown: true}},
+	} {
+		tc, ok := threadsOver(w.Usage, c.loops)
+		if !ok || !near(tc.wall, c.want.wall) || !near(tc.busiest, c.want.busiest) || !near(tc.main, c.want.main) ||
+			!near(tc.loops, c.want.loops) || tc.loopsKnown != c.want.loopsKnown {
+			t.Errorf("threads over the window, %d loops = %+v, %v; want %+v", c.loops, tc, ok, c.want)
+		}
 	}
 	r := threadReadings([]Window{w}, 0)
 	if r[BusiestThreadReading].Value != 80 || r[MainThreadReading].Value != 20 {
@@ -46,20 +56,26 @@ func TestThreadsOverAWindow(t *testing.T) {
 	if _, ok := r[LoopBusyReading]; ok {
 		t.Error("a loop busy fraction for a target without loops")
 	}
-	// Two loops: 2.4 CPU-s and 0.3 s waited over 2 s of two loops is 67.5% busy.
-	if b := threadReadings([]Window{w}, 2)[LoopBusyReading].Value; b != 67.5 {
-		t.Errorf("loop busy %.1f%%, want 67.5%%", b)
+	if b := threadReadings([]Window{w}, 1)[LoopBusyReading].Value; b != 90 {
+		t.Errorf("one loop busy %.1f%%, want 90%%", b)
 	}
-	// A thread whose wait could not be read at an edge leaves the window's busy fraction out.
-	unknown := threadWindow(50, time.Second, []procfs.Thread{th(50, 0, 0)}, []procfs.Thread{{Tid: 50, CPUSeconds: 1}})
-	if tc, _ := threadsOver(unknown.Usage); tc.waitKnown {
-		t.Error("a window with a wait not read is known")
+	if b := threadReadings([]Window{w}, 2)[LoopBusyReading].Value; b != 55 {
+		t.Errorf("two loops busy %.1f%%, want 55%%", b)
 	}
-	if b := threadReadings([]Window{w, unknown}, 2)[LoopBusyReading].Value; b != 67.5 {
-		t.Errorf("loop busy over a window with waits and one without: %.1f%%, want the first's 67.5%%", b)
+	// A loop thread whose wait could not be read at an edge leaves the window's busy fraction
+	// out; another thread's does not.
+	unknown := threadWindow(50, time.Second, []procfs.Thread{th(50, 0, 0), th(51, 0, 0)}, []procfs.Thread{{Tid: 50, CPUSeconds: 1}, th(51, 0.1, 0)})
+	if tc, _ := threadsOver(unknown.Usage, 1); tc.loopsKnown {
+		t.Error("a window whose loop's wait was not read is known")
 	}
-	if r := threadReadings([]Window{unknown}, 2); r[MainThreadReading].Value != 100 || r[LoopBusyReading].Label != "" {
-		t.Errorf("readings of a window without waits: %+v; want CPU shares and no busy fraction", r)
+	if tc, _ := threadsOver(threadWindow(50, time.Second, []procfs.Thread{th(50, 0, 0), {Tid: 51}}, []procfs.Thread{th(50, 1, 0), {Tid: 51}}).Usage, 1); !tc.loopsKnown {
+		t.Error("a window whose loop's wait was read is unknown for another thread's")
+	}
+	if b := threadReadings([]Window{w, unknown}, 1)[LoopBusyReading].Value; b != 90 {
+		t.Errorf("loop busy over a window with the loop's wait and one without: %.1f%%, want the first's 90%%", b)
+	}
+	if r := threadReadings([]Window{unknown}, 1); r[MainThreadReading].Value != 100 || r[LoopBusyReading].Label != "" {
+		t.Errorf("readings of a window without the loop's wait: %+v; want CPU shares and no busy fraction", r)
 	}
 }
 
@@ -80,7 +96,7 @@ func TestThreadReadingsOverWindows(t *testing.T) {
 		t.Errorf("readings without threads at both edges: %+v", r)
 	}
 	back := threadWindow(7, 0, one, one)
-	if _, ok := threadsOver(back.Usage); ok {
+	if _, ok := threadsOver(back.Usage, 1); ok {
 		t.Error("a window of no time read")
 	}
 }
@@ -98,7 +114,7 @@ func TestUsageProbeRecordsThreads(t *testing.T) {
 		spec   Spec
 		busy   float64 // 0: no loop busy fraction
 	}{
-		{"binding", Spec{Target: "binding"}, 100},
+		{"binding", Spec{Target: "binding"}, 94},
 		{"binding on two loops", Spec{Target: "binding", Threads: 2}, 50},
 		{"fasthttp", Spec{Target: "fasthttp"}, 0},
 	} {
