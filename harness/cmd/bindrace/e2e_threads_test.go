@@ -32,6 +32,7 @@ func TestThreadReadingsInARace(t *testing.T) {
 			busy, hasBusy := run.Readings[measure.LoopBusyReading]
 			_, hasBusiest := run.Readings[measure.BusiestThreadReading]
 			main, hasMain := run.Readings[measure.MainThreadReading]
+			t.Logf("pair %d, %s: server CPU %.1f%%, readings %v", p.Index, run.Target, run.ServerCPUPct, run.Readings)
 			if !hasBusiest || !hasMain || main.Value < 0 {
 				t.Errorf("pair %d, %s: readings %+v; want the busiest and main thread's CPU", p.Index, run.Target, run.Readings)
 			}
