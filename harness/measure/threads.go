@@ -106,12 +106,12 @@ func threadReadings(windows []Window, loops int) map[string]session.Reading {
 	}
 	pct := func(cpu float64) float64 { return round.To(cpu/sum.wall*100, 1) }
 	out := map[string]session.Reading{
-		BusiestThreadReading: {Value: pct(sum.busiest), Label: "busiest thread's CPU, % of one core" + threadsLabel},
-		MainThreadReading:    {Value: pct(sum.main), Label: "main thread's CPU (tid = pid), % of one core" + threadsLabel},
+		BusiestThreadReading: {Value: pct(sum.busiest), Label: "busiest thread's CPU, % of one core" + threadsLabel, Context: true},
+		MainThreadReading:    {Value: pct(sum.main), Label: "main thread's CPU (tid = pid), % of one core" + threadsLabel, Context: true},
 	}
 	if busy.wall > 0 {
 		out[LoopBusyReading] = session.Reading{Value: loopBusy(busy, loops),
-			Label: "loop busy fraction, % of the loops' time (from /proc/PID/task/*/stat and schedstat)"}
+			Label: "loop busy fraction, % of the loops' time (from /proc/PID/task/*/stat and schedstat)", Context: true}
 	}
 	return out
 }
