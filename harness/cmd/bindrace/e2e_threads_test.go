@@ -32,7 +32,8 @@ func TestThreadReadingsInARace(t *testing.T) {
 			busy, hasBusy := run.Readings[measure.LoopBusyReading]
 			_, hasBusiest := run.Readings[measure.BusiestThreadReading]
 			main, hasMain := run.Readings[measure.MainThreadReading]
-			t.Logf("pair %d, %s: server CPU %.1f%%, readings %v", p.Index, run.Target, run.ServerCPUPct, run.Readings)
+			t.Logf("pair %d, %s: server CPU %.1f%%, loop busy %.1f%%, busiest thread %.1f%%, main thread %.1f%%", p.Index, run.Target,
+				run.ServerCPUPct, run.Readings[measure.LoopBusyReading].Value, run.Readings[measure.BusiestThreadReading].Value, main.Value)
 			if !hasBusiest || !hasMain || main.Value < 0 {
 				t.Errorf("pair %d, %s: readings %+v; want the busiest and main thread's CPU", p.Index, run.Target, run.Readings)
 			}
