@@ -68,6 +68,9 @@ func (r *usageReading) Close(w *Window) error {
 		return fmt.Errorf("server CPU/RSS not sampled: %w", err)
 	}
 	w.Usage = &Usage{Start: r.start, End: end, Wall: end.At.Sub(r.start.At)}
+	if err := errors.Join(r.start.ThreadsErr, end.ThreadsErr); err != nil {
+		return fmt.Errorf("server threads not read (no thread readings for this window): %w", err)
+	}
 	return nil
 }
 
