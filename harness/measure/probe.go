@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/bindrace/bindrace/harness/counters"
@@ -42,8 +43,13 @@ type Usage struct {
 // CPUSeconds is the server's CPU time during the window.
 func (u Usage) CPUSeconds() float64 { return u.End.CPUSeconds - u.Start.CPUSeconds }
 
-// usageProbe reads the server's CPU and RSS (from /proc, here or on the server host).
-type usageProbe struct{}
+// usageProbe reads the server's CPU and RSS, and its threads' CPU (from /proc, here or on the
+// server host). The session's targets and plan say which runs are a binding's, and how many
+// loops it ran.
+type usageProbe struct {
+	targets map[string]*targets.Target
+	plan    Plan
+}
 
 type usageReading struct {
 	srv   Server
@@ -62,12 +68,16 @@ func (r *usageReading) Close(w *Window) error {
 		return fmt.Errorf("server CPU/RSS not sampled: %w", err)
 	}
 	w.Usage = &Usage{Start: r.start, End: end, Wall: end.At.Sub(r.start.At)}
+	if err := errors.Join(r.start.ThreadsErr, end.ThreadsErr); err != nil {
+		return fmt.Errorf("server threads not read (no thread readings for this window): %w", err)
+	}
 	return nil
 }
 
-// Record: the server's CPU in % of one core over the windows, responses per CPU-second, and
-// its RSS as the first window opened.
-func (usageProbe) Record(rec *session.Run, _ *Run, kept []Window) {
+// Record: the server's CPU in % of one core over the windows, responses per CPU-second, its
+// RSS as the first window opened, its minor faults per response and its threads' CPU.
+func (p usageProbe) Record(rec *session.Run, run *Run, kept []Window) {
+	p.recordThreads(rec, run.Spec, kept)
 	pct, cpu, ok := serverCPU(kept)
 	if !ok {
 		return
@@ -83,9 +93,29 @@ func (usageProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 		}
 	}
 	if f, ok := minorFaults(kept); ok && rec.Responses > 0 {
-		rec.Readings = map[string]session.Reading{MinorFaultsReading: {
-			Value: round.Readable(f / float64(rec.Responses)), Label: "minor page faults per response", LowerIsBetter: true}}
+		addReadings(rec, map[string]session.Reading{MinorFaultsReading: {
+			Value: round.Readable(f / float64(rec.Responses)), Label: "minor page faults per response", LowerIsBetter: true}})
 	}
+}
+
+// recordThreads writes the thread readings over kept, with a binding's loop busy fraction.
+func (p usageProbe) recordThreads(rec *session.Run, spec Spec, kept []Window) {
+	loops := 0
+	if t := p.targets[spec.Target]; t != nil && t.Kind == targets.KindBinding {
+		loops = p.plan.of(spec).ServerThreads()
+	}
+	addReadings(rec, threadReadings(kept, loops))
+}
+
+// addReadings adds readings to rec's.
+func addReadings(rec *session.Run, readings map[string]session.Reading) {
+	if len(readings) == 0 {
+		return
+	}
+	if rec.Readings == nil {
+		rec.Readings = map[string]session.Reading{}
+	}
+	maps.Copy(rec.Readings, readings)
 }
 
 // MinorFaultsReading is the key of the server's minor page faults per response in a run's

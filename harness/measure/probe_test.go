@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +38,19 @@ func TestUsageShareIsOverTheHostsClock(t *testing.T) {
 	w.Closed = true
 	if pct, cpu, ok := serverCPU([]Window{w}); !ok || pct != 75 || cpu != 1.5 {
 		t.Errorf("server CPU %.2f%% (%.2f CPU-s, %v); want 75%% of 1.5 CPU-s over the host's 2 s", pct, cpu, ok)
+	}
+}
+
+// Threads that could not be read (too many) leave the window's CPU and RSS standing and say so.
+func TestUsageWithoutThreadsWarns(t *testing.T) {
+	at := time.Unix(1_800_000_000, 0)
+	srv := &lateServer{readings: []procfs.Usage{
+		{CPUSeconds: 1, RSSBytes: 8 << 20, At: at, ThreadsErr: procfs.TooManyThreads(600)},
+		{CPUSeconds: 2, RSSBytes: 8 << 20, At: at.Add(time.Second), ThreadsErr: procfs.TooManyThreads(600)},
+	}}
+	var w Window
+	err := usageProbe{}.Open(srv, Spec{}).Close(&w)
+	if err == nil || !strings.Contains(err.Error(), "600 threads") || w.Usage == nil || w.Usage.CPUSeconds() != 1 {
+		t.Errorf("window %+v, warning %v; want the CPU read and the threads' error", w.Usage, err)
 	}
 }

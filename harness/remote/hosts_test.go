@@ -488,6 +488,13 @@ func TestUsage(t *testing.T) {
 	if wall := u.At.Sub(first.At).Seconds(); wall <= 0 || (u.CPUSeconds-first.CPUSeconds)/wall > 1.05 {
 		t.Errorf("readings at %v and %v: %.3f CPU-s over %.3f s", first.At, u.At, u.CPUSeconds-first.CPUSeconds, wall)
 	}
+	// The read carries the threads: sha256sum's one thread is the process, and its time,
+	// read just after the process's, lies between that and the next read's.
+	next, err := p.Usage()
+	if err != nil || u.ThreadsErr != nil || len(u.Threads) != 1 || u.Threads[0].Tid != p.Pid || u.Threads[0].Comm != "sha256sum" || !u.Threads[0].WaitKnown ||
+		u.Threads[0].CPUSeconds < u.CPUSeconds || u.Threads[0].CPUSeconds > next.CPUSeconds {
+		t.Errorf("threads %+v (%v) of a process of %.2f then %.2f CPU-s (%v)", u.Threads, u.ThreadsErr, u.CPUSeconds, next.CPUSeconds, err)
+	}
 	if err := p.Stop(); err != nil {
 		t.Error(err)
 	}

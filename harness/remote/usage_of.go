@@ -32,8 +32,8 @@ func (p *Process) UsageOf(pid int) (procfs.Usage, error) {
 }
 
 // usageReader reads processes' usage on one host through one long-lived ssh channel: a shell
-// loop there answers each "PID PATTERN" line with the host's clock and the process's stat and
-// status. A fresh ssh command per read would start a session on the host, and with it the
+// loop there answers each "PID PATTERN" line with the host's clock and the process's stat,
+// status and threads. A fresh ssh command per read would start a session on the host, and with it the
 // login shell's rc files: 0.8 s for root's on the test lab when idle, seconds while the server
 // and the load generator hold both CPUs, so a window's closing read landed after the window
 // and its CPU figure measured another interval (a race read 0% and then 128,452%).
@@ -52,19 +52,28 @@ const usageEnd = "@@bindrace-usage-end@@"
 // usageLoop is the host's side. The pattern is checked before the files are read, and the
 // clock is read between the check and the files, so a reused pid is never read. The loop is
 // exec'd with the tag already exported: /proc/PID/environ shows a process's environment as it
-// was exec'd.
+// was exec'd. A NUL byte goes before the process's stat, its status and each thread's stat and
+// schedstat: a thread's name may hold a newline (stat prints it raw) but never a NUL. A
+// process of more threads than procfs.MaxThreads sends their count instead of their files.
 const usageLoop = `BINDRACE_PROC=@TAGVALUE@; export BINDRACE_PROC; exec sh -c '
 while IFS=" " read -r pid pattern; do
 	if grep -qsaz -e "$pattern" /proc/"$pid"/environ; then
-		date +%s%N; cat /proc/"$pid"/stat; echo @@; cat /proc/"$pid"/status
+		date +%s%N; printf "\\000"; cat /proc/"$pid"/stat; printf "\\000"; cat /proc/"$pid"/status
+		set -- /proc/"$pid"/task/*
+		if [ $# -le @MAXTHREADS@ ]; then
+			for d; do printf "\\000"; cat "$d"/stat; printf "\\000"; cat "$d"/schedstat; done
+		else
+			printf "\\000threads %d\\n" $#
+		fi
 	else
 		echo gone
 	fi 2>/dev/null
 	echo ` + usageEnd + `
 done'`
 
-// maxUsageAnswer bounds an answer: a status file is about 1.5 KiB.
-const maxUsageAnswer = 64 << 10
+// maxUsageAnswer bounds an answer: a status file is about 1.5 KiB, and procfs.MaxThreads
+// stat files of at most 1.2 KiB each with their schedstat lines of at most 60 bytes.
+const maxUsageAnswer = 1 << 20
 
 func (u *usageReader) read(s *Session, op string, pid int, pattern string) (procfs.Usage, error) {
 	fail := func(kind error, detail string) (procfs.Usage, error) {
@@ -101,18 +110,40 @@ func (u *usageReader) read(s *Session, op string, pid int, pattern string) (proc
 	if answer == "gone\n" {
 		return fail(ErrCommand, "the process has exited")
 	}
-	clock, files, _ := strings.Cut(answer, "\n")
-	stat, status, ok := strings.Cut(files, "\n@@\n")
-	ns, errClock := strconv.ParseInt(clock, 10, 64)
-	if !ok || errClock != nil {
-		return fail(ErrCommand, fmt.Sprintf("unexpected answer %q", abbrev(answer)))
-	}
-	usage, err := procfs.ParseUsage([]byte(stat), []byte(status))
+	usage, err := parseUsage(answer)
 	if err != nil {
 		return fail(ErrCommand, err.Error())
 	}
-	usage.At = time.Unix(0, ns)
 	return usage, nil
+}
+
+// parseUsage reads usageLoop's answer about a live process: the host's clock, the process's
+// stat and status, its threads. Threads that cannot be read leave the rest of the reading
+// standing: ThreadsErr says why.
+func parseUsage(answer string) (procfs.Usage, error) {
+	parts := strings.Split(answer, "\x00")
+	ns, errClock := strconv.ParseInt(strings.TrimSpace(parts[0]), 10, 64)
+	if len(parts) < 3 || errClock != nil {
+		return procfs.Usage{}, fmt.Errorf("unexpected answer %q", abbrev(answer))
+	}
+	usage, err := procfs.ParseUsage([]byte(parts[1]), []byte(parts[2]))
+	if err != nil {
+		return procfs.Usage{}, err
+	}
+	usage.At = time.Unix(0, ns)
+	usage.Threads, usage.ThreadsErr = parseThreads(parts[3:])
+	return usage, nil
+}
+
+// parseThreads reads the threads' part of an answer: their stat and schedstat files, or how
+// many there were when they were too many to send.
+func parseThreads(parts []string) ([]procfs.Thread, error) {
+	if count, ok := strings.CutPrefix(strings.Join(parts, ""), "threads "); ok && len(parts) == 1 {
+		if n, err := strconv.Atoi(strings.TrimSpace(count)); err == nil {
+			return nil, procfs.TooManyThreads(n)
+		}
+	}
+	return procfs.ParseThreads(parts)
 }
 
 // exchange sends one request and reads its answer up to usageEnd.
@@ -138,7 +169,7 @@ func (u *usageReader) exchange(pid int, pattern string) (string, error) {
 // the host's clean-up ends it with the rest if the harness is gone.
 func (u *usageReader) start(s *Session) error {
 	h := u.h
-	script := fill(usageLoop, "TAGVALUE", Quote(s.ID+"/usage;"))
+	script := fill(usageLoop, "TAGVALUE", Quote(s.ID+"/usage;"), "MAXTHREADS", strconv.Itoa(procfs.MaxThreads))
 	cmd := exec.Command(s.r.o.SSH, append(s.r.sshArgs(h, s.mux(h)...), s.r.remoteCommand(script))...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 2 * time.Second

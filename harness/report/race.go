@@ -245,7 +245,10 @@ func runtimeRows(s *session.Summary) [][]string {
 	for _, key := range readings {
 		f := s.Runtime[key]
 		read := "higher is better"
-		if f.LowerIsBetter {
+		switch {
+		case f.Context:
+			read = "context: neither higher nor lower is better"
+		case f.LowerIsBetter:
 			read = "lower is better"
 		}
 		rows = append(rows, row(key, f.Label, read, fmtCount))

@@ -358,4 +358,7 @@ func TestMarkdownReading(t *testing.T) {
 	s.Runtime["widgets_per_response"] = session.Figure{A: &a, B: &b, DeltaPct: &d, Label: "widgets per response", LowerIsBetter: true}
 	writeJSON(t, filepath.Join(dir, "summary.json"), s)
 	expectAll(t, "markdown with a reading", renderT(t, dir, "md"), "| widgets per response | 2.500 | 2.000 | +25.00% | lower is better |")
+	s.Runtime["share_pct"] = session.Figure{A: &a, B: &b, DeltaPct: &d, Label: "a thread's CPU share", Context: true}
+	writeJSON(t, filepath.Join(dir, "summary.json"), s)
+	expectAll(t, "markdown with a context reading", renderT(t, dir, "md"), "| a thread's CPU share | 2.500 | 2.000 | +25.00% | context: neither higher nor lower is better |")
 }

@@ -170,6 +170,7 @@ type Figure struct {
 	// the reports' own.
 	Label         string `json:"label,omitempty"`
 	LowerIsBetter bool   `json:"lower_is_better,omitempty"`
+	Context       bool   `json:"context,omitempty"`
 }
 
 // Reading is one figure a probe read over a run's kept windows, with how reports name it.
@@ -177,6 +178,9 @@ type Reading struct {
 	Value         float64 `json:"value"`
 	Label         string  `json:"label"` // e.g. "minor page faults per response"
 	LowerIsBetter bool    `json:"lower_is_better,omitempty"`
+	// Context says neither higher nor lower is better (a thread's CPU share): a figure to read
+	// beside the others, whose delta is no gain or loss.
+	Context bool `json:"context,omitempty"`
 }
 
 // Side is what one side of a race ran as: the conditions the gate compares must be equal.

@@ -193,4 +193,8 @@ func TestRuntimeReadings(t *testing.T) {
 	if rt[MetricRPS].Label != "" {
 		t.Error("a metric row carries a label")
 	}
+	share := session.Run{RPS: 1, Readings: map[string]session.Reading{"share": {Value: 40, Label: "a thread's CPU", Context: true}}}
+	if f := Runtime([]session.Run{share}, nil, 0)["share"]; !f.Context || f.LowerIsBetter {
+		t.Errorf("a context reading's row %+v", f)
+	}
 }

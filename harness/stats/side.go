@@ -112,7 +112,7 @@ func Runtime(runsA, runsB []session.Run, medianDeltaPct float64) map[string]sess
 	}
 	for key, r := range readings(runsA, runsB) {
 		f := figureOf(readingOf(runsA, key), readingOf(runsB, key))
-		f.Label, f.LowerIsBetter = r.Label, r.LowerIsBetter
+		f.Label, f.LowerIsBetter, f.Context = r.Label, r.LowerIsBetter, r.Context
 		out[key] = f
 	}
 	return out

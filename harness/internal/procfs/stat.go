@@ -23,6 +23,7 @@ const Self = 0
 // Stat is what the harness reads of /proc/<pid>/stat.
 type Stat struct {
 	Pid, PPid, Pgrp int
+	Comm            string // the command name, or a thread's name (at most 15 bytes, any but NUL)
 	State           byte   // R, S, D, Z, ...
 	MinorFaults     uint64 // page faults served without I/O (all its threads)
 	UTime, STime    uint64 // clock ticks spent by the process (all its threads)
@@ -59,7 +60,7 @@ func ParseStat(b []byte) (Stat, error) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return Stat{}, fmt.Errorf("stat: malformed: %d fields", len(f))
 	}
-	s := Stat{Pid: pid, State: f[0][0]}
+	s := Stat{Pid: pid, Comm: string(b[open+1 : end]), State: f[0][0]}
 	ints := []*int{&s.PPid, &s.Pgrp}
 	for k, p := range ints {
 		if *p, err = strconv.Atoi(f[1+k]); err != nil {

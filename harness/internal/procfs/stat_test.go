@@ -9,7 +9,7 @@ func TestParseStat(t *testing.T) {
 	// The command name may hold spaces and parentheses; fields count from the last ')'.
 	stat := "1234 (a b) c)) S 1 1230 1234 0 -1 4194560 100 0 0 0 250 130 7 3 20 0 3 0 5555 0 0"
 	s, err := ParseStat([]byte(stat))
-	want := Stat{Pid: 1234, PPid: 1, Pgrp: 1230, State: 'S', MinorFaults: 100, UTime: 250, STime: 130, CUTime: 7, CSTime: 3, StartTime: 5555}
+	want := Stat{Pid: 1234, Comm: "a b) c)", PPid: 1, Pgrp: 1230, State: 'S', MinorFaults: 100, UTime: 250, STime: 130, CUTime: 7, CSTime: 3, StartTime: 5555}
 	if err != nil || s != want {
 		t.Fatalf("ParseStat = %+v, %v; want %+v", s, err, want)
 	}

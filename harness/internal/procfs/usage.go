@@ -12,6 +12,7 @@ import (
 // Usage is a process's resource use so far: what the harness samples of a server (here, or
 // on another host) and of itself.
 type Usage struct {
+	Pid          int
 	CPUSeconds   float64 // user + system time of all its threads
 	RSSBytes     int64   // resident set now
 	PeakRSSBytes int64   // high-water mark of the resident set
@@ -20,6 +21,10 @@ type Usage struct {
 	// seconds over the time between their At (not between the calls that asked, which may
 	// have waited on a network) is the process's CPU share.
 	At time.Time
+	// Threads are each thread's CPU time, read in the same sample (after the process's own
+	// stat and status); nil when ThreadsErr says why they could not be.
+	Threads    []Thread
+	ThreadsErr error
 }
 
 // ParseUsage turns the text of a process's stat and status files into Usage. A status without
@@ -34,10 +39,10 @@ func ParseUsage(stat, status []byte) (Usage, error) {
 	if !okR && !okP {
 		return Usage{}, errors.New("status: no VmRSS or VmHWM line")
 	}
-	return Usage{CPUSeconds: s.CPUSeconds(), RSSBytes: rss, PeakRSSBytes: peak, MinorFaults: s.MinorFaults}, nil
+	return Usage{Pid: s.Pid, CPUSeconds: s.CPUSeconds(), RSSBytes: rss, PeakRSSBytes: peak, MinorFaults: s.MinorFaults}, nil
 }
 
-// ReadUsage reads pid's Usage (Self: this process's).
+// ReadUsage reads pid's Usage (Self: this process's), its threads' CPU times included.
 func ReadUsage(pid int) (Usage, error) {
 	at := time.Now()
 	stat, err := os.ReadFile(path(pid, "stat"))
@@ -53,6 +58,7 @@ func ReadUsage(pid int) (Usage, error) {
 		return Usage{}, fmt.Errorf("%s: %w", path(pid, ""), err)
 	}
 	u.At = at
+	u.Threads, u.ThreadsErr = ReadThreads(pid)
 	return u, nil
 }
 

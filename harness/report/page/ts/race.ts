@@ -359,6 +359,7 @@ interface Metric {
   label: string;
   fmt: (v: number) => string;
   higher: boolean;
+  context?: boolean; // neither higher nor lower is better: its delta is not toned
 }
 
 // optional groups are shown only when a side reported one of their figures (the live system
@@ -415,7 +416,7 @@ const GROUPS: { title: string; rows: Metric[]; optional?: boolean }[] = [
 function readingsGroup(sm: Summary): { title: string; rows: Metric[]; optional?: boolean } {
   const rows = Object.entries(sm.runtime ?? {})
     .filter(([, f]) => f.label)
-    .map(([id, f]) => ({ id, label: f.label ?? id, fmt: F.count, higher: !f.lower_is_better }))
+    .map(([id, f]) => ({ id, label: f.label ?? id, fmt: F.count, higher: !f.lower_is_better, context: f.context }))
     .sort((x, y) => x.label.localeCompare(y.label));
   return { title: "Readings", rows, optional: true };
 }
@@ -443,8 +444,8 @@ function metricsSection(sm: Summary): HTMLElement {
           h("th", { scope: "row" }, m.id === "rps" ? `${m.label} (${unitOf(sm)})` : m.label),
           h("td", { class: "num" }, F.finite(a) ? m.fmt(a) : h("span", { class: "muted" }, "not reported")),
           h("td", { class: "num" }, F.finite(b) ? m.fmt(b) : h("span", { class: "muted" }, "not reported")),
-          h("td", { class: `num delta ${F.tone(d, m.higher)}` }, errors && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
-          h("td", { class: "better" }, m.higher ? "higher is better" : "lower is better"),
+          h("td", { class: `num delta ${m.context ? "flat" : F.tone(d, m.higher)}` }, errors && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
+          h("td", { class: "better" }, m.context ? "context" : m.higher ? "higher is better" : "lower is better"),
         );
       }),
     ),

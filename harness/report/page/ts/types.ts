@@ -108,6 +108,7 @@ export interface Figure {
   delta_pct?: number | null;
   label?: string;
   lower_is_better?: boolean;
+  context?: boolean;
 }
 
 // A figure a probe read over a run's windows, with how to name it.
@@ -115,6 +116,7 @@ export interface Reading {
   value: number;
   label: string;
   lower_is_better?: boolean;
+  context?: boolean;
 }
 
 export interface Thresholds {

@@ -1,0 +1,97 @@
+package procfs
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+func TestParseThreads(t *testing.T) {
+	// Lines as /proc/PID/task/TID/stat shows them: a node worker's name holds a space, a
+	// thread may name itself with parentheses, and one exited between the listing and the read.
+	// Each stat is followed by the thread's schedstat: on-CPU ns, run-queue ns, timeslices (one
+	// kernel had none).
+	files := []string{
+		"4100 (node) S 1 4100 4100 0 -1 4194560 9000 0 0 0 731 129 0 0 20 0 11 0 5555 0 0\n", "8612000000 250000000 4411\n",
+		"", "",
+		"4107 (node (worker)) R 1 4100 4100 0 -1 4194624 12 0 0 0 96 4 0 0 20 0 11 0 5601 0 0\n", "1003000000 0 91\n",
+		"4109 (a b) c)) S 1 4100 4100 0 -1 4194624 0 0 0 0 0 1 0 0 20 0 11 0 5601 0 0\n", "",
+	}
+	th, err := ParseThreads(files)
+	want := []Thread{{4100, "node", 8.6, 0.25, true}, {4107, "node (worker)", 1, 0, true}, {4109, "a b) c)", 0.01, 0, false}}
+	if err != nil || len(th) != len(want) {
+		t.Fatalf("ParseThreads = %+v, %v", th, err)
+	}
+	for i := range want {
+		if th[i] != want[i] {
+			t.Errorf("thread %d = %+v, want %+v", i, th[i], want[i])
+		}
+	}
+	for _, bad := range [][]string{
+		{files[0], files[1], "4101 (x) S 1 2", ""},
+		{files[0], "1 2\n"},
+		{files[0], "1 x 3\n"},
+		{files[0]},
+		{"", "", "\n", ""},
+	} {
+		if th, err := ParseThreads(bad); err == nil {
+			t.Errorf("%q parsed: %+v", bad, th)
+		}
+	}
+	if err := TooManyThreads(MaxThreads + 1); !strings.Contains(err.Error(), "513 threads") {
+		t.Errorf("the bound's error: %v", err)
+	}
+}
+
+// A thread of this process that names itself and burns CPU is read with its name and time,
+// and the main thread is the one whose id is the pid.
+func TestReadThreadsSelf(t *testing.T) {
+	const name = "t (x) y"
+	type seen struct {
+		tid int
+		th  []Thread
+		err error
+	}
+	done := make(chan seen)
+	go func() {
+		// The goroutine may run on the main thread, whose name is the process's: it is put back.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var old [16]byte
+		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_NAME, uintptr(unsafe.Pointer(&old[0])), 0)
+		b := append([]byte(name), 0)
+		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0)
+		for start := time.Now(); time.Since(start) < 60*time.Millisecond; {
+		}
+		th, err := ReadThreads(Self)
+		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(&old[0])), 0)
+		done <- seen{syscall.Gettid(), th, err}
+	}()
+	s := <-done
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	var mine, main *Thread
+	for i, th := range s.th {
+		if th.Tid == s.tid {
+			mine = &s.th[i]
+		}
+		if th.Tid == os.Getpid() {
+			main = &s.th[i]
+		}
+	}
+	if mine == nil || mine.Comm != name || mine.CPUSeconds <= 0 || !mine.WaitKnown || mine.WaitSeconds < 0 {
+		t.Errorf("the spinning thread %d in %+v: %+v", s.tid, s.th, mine)
+	}
+	if main == nil {
+		t.Errorf("no thread %d (the pid) in %+v", os.Getpid(), s.th)
+	}
+	u, err := ReadUsage(Self)
+	if err != nil || u.ThreadsErr != nil || u.Pid != os.Getpid() || len(u.Threads) == 0 {
+		t.Fatalf("own usage: %+v, %v", u, err)
+	}
+}
