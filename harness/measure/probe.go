@@ -83,8 +83,11 @@ func (usageProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 		}
 	}
 	if f, ok := minorFaults(kept); ok && rec.Responses > 0 {
-		rec.Readings = map[string]session.Reading{MinorFaultsReading: {
-			Value: round.Readable(f / float64(rec.Responses)), Label: "minor page faults per response", LowerIsBetter: true}}
+		if rec.Readings == nil {
+			rec.Readings = map[string]session.Reading{}
+		}
+		rec.Readings[MinorFaultsReading] = session.Reading{
+			Value: round.Readable(f / float64(rec.Responses)), Label: "minor page faults per response", LowerIsBetter: true}
 	}
 }
 
