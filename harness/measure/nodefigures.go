@@ -55,7 +55,7 @@ type nodeRead struct {
 
 // nodeAnswerBound is how long a thread's socket may take to answer: a loop that is busy answers
 // after the batch in hand, well within it; one that does not is skipped, never waited for.
-const nodeAnswerBound = 200 * time.Millisecond
+const nodeAnswerBound = 500 * time.Millisecond
 
 // nodeLine is how a thread's line is read: one JSON object of a few hundred bytes, fields a
 // newer preload adds skipped.
