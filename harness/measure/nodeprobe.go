@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -18,6 +19,7 @@ const (
 	NodeHeapTotalReading  = "node_heap_total_mib"
 	NodeGCTimeReading     = "node_gc_ms_per_s"
 	NodeGCCountReading    = "node_gc_count"
+	NodeMainCPUReading    = "node_main_thread_cpu_pct"
 )
 
 // viaPreload says where every node reading comes from.
@@ -31,6 +33,9 @@ var nodeLabels = map[string]string{
 	NodeHeapTotalReading:  "V8 heap total at the last window's close, all threads (MiB; node v8.getHeapStatistics, " + viaPreload + ")",
 	NodeGCTimeReading:     "GC pause time per second of window, all threads (ms/s; node perf_hooks gc entries, " + viaPreload + ")",
 	NodeGCCountReading:    "GC pauses over the windows, all threads (node perf_hooks gc entries, " + viaPreload + ")",
+	// Beside the main thread's ELU: ELU counts a busy loop's wall time, CPU its time on a CPU,
+	// so the two part where the thread waits for a CPU (threads > CPUs, a busy machine).
+	NodeMainCPUReading: "main thread CPU (% of one core; /proc/<pid>/task/<pid>/stat at the preload's reads)",
 }
 
 // notNode is what a run of another runtime says of the node readings.
@@ -46,9 +51,11 @@ type nodeProbe struct {
 }
 
 type nodeReading struct {
-	dir     string
-	start   nodeRead
-	notRead string // why this server cannot be read at all
+	dir      string
+	pid      int
+	start    nodeRead
+	mainFrom float64 // the main thread's CPU seconds at the open; < 0: not read
+	notRead  string  // why this server cannot be read at all
 }
 
 func (p nodeProbe) Open(srv Server, spec Spec) Reading {
@@ -67,7 +74,19 @@ func (p nodeProbe) Open(srv Server, spec Spec) Reading {
 	case s.Node.Err != nil:
 		return &nodeReading{notRead: s.Node.Err.Error()}
 	}
-	return &nodeReading{dir: s.Node.Dir, start: readNode(s.Node.Dir, nodeAnswerBound)}
+	r := &nodeReading{dir: s.Node.Dir, pid: s.Server.Pid, start: readNode(s.Node.Dir, nodeAnswerBound)}
+	r.mainFrom = mainThreadCPU(r.pid)
+	return r
+}
+
+// mainThreadCPU is the CPU seconds of pid's main thread (its thread id is its pid); -1 when
+// they cannot be read.
+func mainThreadCPU(pid int) float64 {
+	st, err := procfs.ReadThreadStat(pid, pid)
+	if err != nil {
+		return -1
+	}
+	return st.CPUSeconds()
 }
 
 func (r *nodeReading) Close(w *Window) error {
@@ -76,7 +95,13 @@ func (r *nodeReading) Close(w *Window) error {
 		return nil
 	}
 	end := readNode(r.dir, nodeAnswerBound)
+	mainTo := mainThreadCPU(r.pid)
 	w.Node = nodeWindowOf(r.start, end)
+	if w.Node.NotRead == "" && r.mainFrom >= 0 && mainTo >= r.mainFrom {
+		w.Node.MainCPUSeconds = mainTo - r.mainFrom
+	} else {
+		w.Node.MainCPUSeconds = -1
+	}
 	if w.Node.NotRead != "" {
 		return fmt.Errorf("node runtime not read: %s", w.Node.NotRead)
 	}
@@ -115,6 +140,11 @@ func (p nodeProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 		put(rec, NodeELUMainReading, round.To(main.ELUPct(), 2))
 	} else {
 		putOne(rec, NodeELUMainReading, "the main thread did not answer", false)
+	}
+	if r.MainCPUSeconds >= 0 && r.Seconds > 0 {
+		put(rec, NodeMainCPUReading, round.To(100*r.MainCPUSeconds/r.Seconds, 2))
+	} else {
+		putOne(rec, NodeMainCPUReading, "the main thread's /proc stat was not read", false)
 	}
 	put(rec, NodeHeapUsedReading, mib(int64(r.HeapUsed)))
 	put(rec, NodeHeapTotalReading, mib(int64(r.HeapTotal)))

@@ -17,6 +17,8 @@ type NodeWindow struct {
 	// that answered (bytes).
 	HeapUsed, HeapTotal float64
 	GCObserved          bool // every thread observed its GC pauses
+	// MainCPUSeconds is the main thread's CPU time between the reads (/proc); -1: not read.
+	MainCPUSeconds float64
 	// Partial names the threads whose window is not whole: it started or ended inside it, or did
 	// not answer at one edge.
 	Partial []string
@@ -88,6 +90,7 @@ func (w *NodeWindow) threadELU() map[string]float64 {
 type nodeRun struct {
 	Threads             map[int]NodeThreadWindow // each thread's sums over the windows
 	Seconds             float64
+	MainCPUSeconds      float64 // -1 when a window did not read it
 	HeapUsed, HeapTotal float64 // at the last window's close
 	GCObserved          bool
 }
@@ -111,6 +114,11 @@ func nodeRunOf(kept []Window) (r nodeRun, ok bool, why string) {
 			r.Threads[id] = s
 		}
 		r.Seconds += n.Seconds
+		if n.MainCPUSeconds < 0 || r.MainCPUSeconds < 0 {
+			r.MainCPUSeconds = -1
+		} else {
+			r.MainCPUSeconds += n.MainCPUSeconds
+		}
 		r.HeapUsed, r.HeapTotal = n.HeapUsed, n.HeapTotal
 		r.GCObserved = r.GCObserved && n.GCObserved
 	}

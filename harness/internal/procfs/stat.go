@@ -76,16 +76,25 @@ func ParseStat(b []byte) (Stat, error) {
 }
 
 // ReadStat reads and parses pid's stat file (Self: this process's).
-func ReadStat(pid int) (Stat, error) {
-	b, err := os.ReadFile(path(pid, "stat"))
+func ReadStat(pid int) (Stat, error) { return readStat(pid, "stat") }
+
+// readStat reads and parses a stat file under pid's directory.
+func readStat(pid int, file string) (Stat, error) {
+	b, err := os.ReadFile(path(pid, file))
 	if err != nil {
 		return Stat{}, err
 	}
 	s, err := ParseStat(b)
 	if err != nil {
-		return Stat{}, fmt.Errorf("%s: %w", path(pid, "stat"), err)
+		return Stat{}, fmt.Errorf("%s: %w", path(pid, file), err)
 	}
 	return s, nil
+}
+
+// ReadThreadStat reads and parses the stat file of pid's thread tid: that thread's own CPU time
+// (pid's stat sums all its threads).
+func ReadThreadStat(pid, tid int) (Stat, error) {
+	return readStat(pid, "task/"+strconv.Itoa(tid)+"/stat")
 }
 
 // path is /proc/<pid>/<file>, /proc/self/<file> for Self.

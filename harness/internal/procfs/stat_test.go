@@ -36,6 +36,20 @@ func TestReadStatSelf(t *testing.T) {
 	}
 }
 
+// TestReadThreadStat: a thread's own stat, here the main thread's, whose id is the pid; no
+// thread of that id, an error.
+func TestReadThreadStat(t *testing.T) {
+	pid := os.Getpid()
+	s, err := ReadThreadStat(pid, pid)
+	all, _ := ReadStat(pid)
+	if err != nil || s.Pid != pid || s.CPUSeconds() > all.CPUSeconds() {
+		t.Fatalf("main thread's stat %+v, %v (the process's CPU %v s)", s, err, all.CPUSeconds())
+	}
+	if _, err := ReadThreadStat(pid, 1<<30); err == nil {
+		t.Error("a thread that does not exist was read")
+	}
+}
+
 func TestTree(t *testing.T) {
 	tree, err := Tree(os.Getppid())
 	if err != nil || tree[0].Pid != os.Getppid() {
