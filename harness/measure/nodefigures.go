@@ -116,24 +116,30 @@ func noSockets(dir string) error {
 // readThread reads one thread's line from its socket, within bound; the socket's name must be
 // the thread the line says it is.
 func readThread(sock string, bound time.Duration) (nodeThread, error) {
-	var t nodeThread
 	c, err := net.DialTimeout("unix", sock, bound)
 	if err != nil {
-		return t, err
+		return nodeThread{}, err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(bound))
 	b, err := io.ReadAll(io.LimitReader(c, int64(nodeLine.MaxBytes)+1))
 	if err != nil {
-		return t, fmt.Errorf("no answer within %s: %w", bound, err)
+		return nodeThread{}, fmt.Errorf("no answer within %s: %w", bound, err)
 	}
+	return decodeNodeLine(b, strings.TrimSuffix(filepath.Base(sock), ".sock"))
+}
+
+// decodeNodeLine is the one reading of a thread's line: one JSON object within nodeLine's
+// bound, figures a thread can have, from the thread its socket is named after.
+func decodeNodeLine(b []byte, thread string) (nodeThread, error) {
+	var t nodeThread
 	if err := nodeLine.Decode(b, &t); err != nil {
 		return t, err
 	}
 	if err := t.check(); err != nil {
 		return t, err
 	}
-	if name := strings.TrimSuffix(filepath.Base(sock), ".sock"); name != strconv.Itoa(t.Thread) {
+	if thread != strconv.Itoa(t.Thread) {
 		return t, fmt.Errorf("answered as thread %d", t.Thread)
 	}
 	return t, nil

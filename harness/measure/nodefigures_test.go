@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -73,4 +74,36 @@ func TestReadNodeNothing(t *testing.T) {
 	if rd := readNode(filepath.Join(dir, "gone"), time.Second); rd.Err == nil {
 		t.Error("a missing directory read as fine")
 	}
+}
+
+// FuzzDecodeNodeLine: a thread's line, seeded with real lines of the preload (main thread and a
+// worker); whatever it is sent never panics, what is accepted holds figures a thread can have,
+// and it survives an encode-decode round trip unchanged.
+func FuzzDecodeNodeLine(f *testing.F) {
+	for name, thread := range map[string]string{"node-line-main.json": "0", "node-line-worker.json": "1"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, thread)
+	}
+	f.Add([]byte(`{"thread":0,"elu_idle_ms":1e308,"elu_active_ms":-0}`), "0")
+	f.Add([]byte(`{"thread":0}{"thread":0}`), "0")
+	f.Fuzz(func(t *testing.T, b []byte, thread string) {
+		got, err := decodeNodeLine(b, thread)
+		if err != nil {
+			return
+		}
+		if err := got.check(); err != nil {
+			t.Fatalf("accepted %q: %v", b, err)
+		}
+		enc, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := decodeNodeLine(enc, thread)
+		if err != nil || again != got {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", b, again, err, got)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/fleet"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
 )
@@ -94,6 +95,21 @@ func TestNodeWindowNotRead(t *testing.T) {
 		if r.NotRead != "the preload could not listen: path too long" || r.NotApplicable || r.Label == "" {
 			t.Errorf("%s: %+v", k, r)
 		}
+	}
+	// A server on the fleet's server host: its preload ran there; the reading says it was not
+	// read here rather than show a zero.
+	var w Window
+	if rd := p.Open(remoteServer{&fleet.Server{}}, Spec{Target: "uws"}); rd == nil || rd.Close(&w) != nil {
+		t.Fatalf("remote uws: reading %v", rd)
+	}
+	w.Closed = true
+	rec = session.Run{Target: "uws"}
+	p.Record(&rec, nil, []Window{w})
+	if r := rec.Readings[NodeELUMainReading]; r.NotRead != notRemote || r.NotApplicable {
+		t.Errorf("remote uws: %+v", r)
+	}
+	if rd := p.Open(remoteServer{&fleet.Server{}}, Spec{Target: "nethttp"}); rd != nil {
+		t.Errorf("a Go target read as node: %v", rd)
 	}
 	rec = session.Run{Target: "nethttp"}
 	p.Record(&rec, nil, nil)
