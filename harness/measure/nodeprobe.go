@@ -35,7 +35,7 @@ var nodeLabels = map[string]string{
 	NodeGCCountReading:    "GC pauses over the windows, all threads (node perf_hooks gc entries, " + viaPreload + ")",
 	// Beside the main thread's ELU: ELU counts a busy loop's wall time, CPU its time on a CPU,
 	// so the two part where the thread waits for a CPU (threads > CPUs, a busy machine).
-	NodeMainCPUReading: "main thread CPU (% of one core; /proc/<pid>/task/<pid>/stat at the preload's reads)",
+	NodeMainCPUReading: "main thread CPU (% of one core; /proc/PID/task/PID/stat at the preload's reads)",
 }
 
 // notNode is what a run of another runtime says of the node readings.
