@@ -20,6 +20,7 @@ const (
 	NodeGCTimeReading     = "node_gc_ms_per_s"
 	NodeGCCountReading    = "node_gc_count"
 	NodeMainCPUReading    = "node_main_thread_cpu_pct"
+	NodeMainWaitReading   = "node_main_thread_run_wait_pct"
 )
 
 // viaPreload says where every node reading comes from.
@@ -36,6 +37,8 @@ var nodeLabels = map[string]string{
 	// Beside the main thread's ELU: ELU counts a busy loop's wall time, CPU its time on a CPU,
 	// so the two part where the thread waits for a CPU (threads > CPUs, a busy machine).
 	NodeMainCPUReading: "main thread CPU (% of one core; /proc/PID/task/PID/stat at the preload's reads)",
+	// The rest of a busy loop's wall time: runnable, waiting for a CPU.
+	NodeMainWaitReading: "main thread waiting for a CPU (% of the window; /proc/PID/task/PID/schedstat at the preload's reads)",
 }
 
 // notNode is what a run of another runtime says of the node readings.
@@ -54,8 +57,8 @@ type nodeReading struct {
 	dir      string
 	pid      int
 	start    nodeRead
-	mainFrom float64 // the main thread's CPU seconds at the open; < 0: not read
-	notRead  string  // why this server cannot be read at all
+	mainFrom mainThread // the main thread at the open
+	notRead  string     // why this server cannot be read at all
 }
 
 func (p nodeProbe) Open(srv Server, spec Spec) Reading {
@@ -75,18 +78,34 @@ func (p nodeProbe) Open(srv Server, spec Spec) Reading {
 		return &nodeReading{notRead: s.Node.Err.Error()}
 	}
 	r := &nodeReading{dir: s.Node.Dir, pid: s.Server.Pid, start: readNode(s.Node.Dir, nodeAnswerBound)}
-	r.mainFrom = mainThreadCPU(r.pid)
+	r.mainFrom = mainThreadOf(r.pid)
 	return r
 }
 
-// mainThreadCPU is the CPU seconds of pid's main thread (its thread id is its pid); -1 when
-// they cannot be read.
-func mainThreadCPU(pid int) float64 {
-	st, err := procfs.ReadThreadStat(pid, pid)
-	if err != nil {
-		return -1
+// mainThread is what the kernel says of a node server's main thread (its thread id is its
+// pid): its CPU seconds and its seconds runnable but waiting for a CPU; -1: not read.
+type mainThread struct{ cpu, wait float64 }
+
+func mainThreadOf(pid int) mainThread {
+	m := mainThread{cpu: -1, wait: -1}
+	if st, err := procfs.ReadThreadStat(pid, pid); err == nil {
+		m.cpu = st.CPUSeconds()
 	}
-	return st.CPUSeconds()
+	if d, err := procfs.ReadThreadRunDelay(pid, pid); err == nil {
+		m.wait = d.Seconds()
+	}
+	return m
+}
+
+// since is the difference from an earlier reading, each part -1 where either was not read.
+func (m mainThread) since(from mainThread) mainThread {
+	diff := func(a, b float64) float64 {
+		if a < 0 || b < 0 || a < b {
+			return -1
+		}
+		return a - b
+	}
+	return mainThread{cpu: diff(m.cpu, from.cpu), wait: diff(m.wait, from.wait)}
 }
 
 func (r *nodeReading) Close(w *Window) error {
@@ -95,13 +114,9 @@ func (r *nodeReading) Close(w *Window) error {
 		return nil
 	}
 	end := readNode(r.dir, nodeAnswerBound)
-	mainTo := mainThreadCPU(r.pid)
+	main := mainThreadOf(r.pid).since(r.mainFrom)
 	w.Node = nodeWindowOf(r.start, end)
-	if w.Node.NotRead == "" && r.mainFrom >= 0 && mainTo >= r.mainFrom {
-		w.Node.MainCPUSeconds = mainTo - r.mainFrom
-	} else {
-		w.Node.MainCPUSeconds = -1
-	}
+	w.Node.MainCPUSeconds, w.Node.MainWaitSeconds = main.cpu, main.wait
 	if w.Node.NotRead != "" {
 		return fmt.Errorf("node runtime not read: %s", w.Node.NotRead)
 	}
@@ -141,11 +156,8 @@ func (p nodeProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 	} else {
 		putOne(rec, NodeELUMainReading, "the main thread did not answer", false)
 	}
-	if r.MainCPUSeconds >= 0 && r.Seconds > 0 {
-		put(rec, NodeMainCPUReading, round.To(100*r.MainCPUSeconds/r.Seconds, 2))
-	} else {
-		putOne(rec, NodeMainCPUReading, "the main thread's /proc stat was not read", false)
-	}
+	putShare(rec, NodeMainCPUReading, r.MainCPUSeconds, r.Seconds, "the main thread's /proc stat was not read")
+	putShare(rec, NodeMainWaitReading, r.MainWaitSeconds, r.Seconds, "the main thread's /proc schedstat was not read")
 	put(rec, NodeHeapUsedReading, mib(int64(r.HeapUsed)))
 	put(rec, NodeHeapTotalReading, mib(int64(r.HeapTotal)))
 	if !r.GCObserved {
@@ -165,6 +177,15 @@ func put(rec *session.Run, key string, v float64) {
 		rec.Readings = map[string]session.Reading{}
 	}
 	rec.Readings[key] = session.Reading{Value: v, Label: nodeLabels[key], LowerIsBetter: true}
+}
+
+// putShare adds seconds over the windows' seconds in %, or marks key not read (seconds < 0).
+func putShare(rec *session.Run, key string, seconds, of float64, why string) {
+	if seconds < 0 || of <= 0 {
+		putOne(rec, key, why, false)
+		return
+	}
+	put(rec, key, round.To(100*seconds/of, 2))
 }
 
 // putOne marks node reading key of rec as not read, and why.

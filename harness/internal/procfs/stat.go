@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // clockTicks is USER_HZ, which Linux fixes at 100 for /proc on every architecture we run on.
@@ -95,6 +96,30 @@ func readStat(pid int, file string) (Stat, error) {
 // (pid's stat sums all its threads).
 func ReadThreadStat(pid, tid int) (Stat, error) {
 	return readStat(pid, "task/"+strconv.Itoa(tid)+"/stat")
+}
+
+// ReadThreadRunDelay is the time pid's thread tid has spent runnable and waiting for a CPU,
+// from its schedstat (the scheduler's statistics: on-CPU ns, run-queue wait ns, timeslices).
+func ReadThreadRunDelay(pid, tid int) (time.Duration, error) {
+	file := path(pid, "task/"+strconv.Itoa(tid)+"/schedstat")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, err
+	}
+	return ParseRunDelay(b)
+}
+
+// ParseRunDelay reads the run-queue wait of a schedstat line.
+func ParseRunDelay(b []byte) (time.Duration, error) {
+	f := strings.Fields(string(b))
+	if len(f) != 3 {
+		return 0, fmt.Errorf("schedstat %q: want 3 fields", b)
+	}
+	ns, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || ns < 0 {
+		return 0, fmt.Errorf("schedstat %q: run-queue wait is not a count of ns", b)
+	}
+	return time.Duration(ns), nil
 }
 
 // path is /proc/<pid>/<file>, /proc/self/<file> for Self.

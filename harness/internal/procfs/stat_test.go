@@ -50,6 +50,22 @@ func TestReadThreadStat(t *testing.T) {
 	}
 }
 
+// TestRunDelay: the run-queue wait is schedstat's second field; this thread's can be read.
+func TestRunDelay(t *testing.T) {
+	if d, err := ParseRunDelay([]byte("1333688181 2275668475 727\n")); err != nil || d != 2275668475 {
+		t.Errorf("ParseRunDelay = %v, %v", d, err)
+	}
+	for _, bad := range []string{"", "1 2", "1 x 3", "1 -2 3", "1 2 3 4"} {
+		if _, err := ParseRunDelay([]byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	pid := os.Getpid()
+	if _, err := ReadThreadRunDelay(pid, pid); err != nil {
+		t.Errorf("own main thread: %v", err)
+	}
+}
+
 func TestTree(t *testing.T) {
 	tree, err := Tree(os.Getppid())
 	if err != nil || tree[0].Pid != os.Getppid() {
