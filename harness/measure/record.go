@@ -194,6 +194,7 @@ func perWindow(windows []Window) []session.Window {
 		if w.Machine != nil {
 			pw.StealPct = w.Machine.StealPct
 		}
+		pw.ThreadELUPct = w.Node.threadELU()
 		out = append(out, pw)
 	}
 	return out

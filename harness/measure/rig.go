@@ -113,15 +113,15 @@ func (r *Rig) OpenDatabase(ctx context.Context, o DBOptions, scs []scenario.Scen
 func (r *Rig) Database() *Database { return r.db }
 
 // probes are the rig's probes in the order they open: the load generator's own CPU first (it
-// must not count the other reads), the machine, the server's own counts, its CPU and RSS, the
-// database's parties, the sampler, the system calls, perf_event counters last (around the
+// must not count the other reads), the machine, the server's own counts, its CPU and RSS, a
+// node server's runtime (its threads' sockets), the database's parties, the sampler, the system calls, perf_event counters last (around the
 // least).
 func (r *Rig) probes() []Probe {
 	var ps []Probe
 	if r.generator {
 		ps = append(ps, generatorProbe{})
 	}
-	ps = append(ps, machineProbe{}, countsProbe{}, usageProbe{targets: r.targets, plan: r.plan})
+	ps = append(ps, machineProbe{}, countsProbe{}, usageProbe{targets: r.targets, plan: r.plan}, nodeProbe{targets: r.targets})
 	if r.db != nil {
 		ps = append(ps, dbProbe{d: r.db, plan: r.plan})
 	}

@@ -251,9 +251,19 @@ func runtimeRows(s *session.Summary) [][]string {
 		case f.LowerIsBetter:
 			read = "lower is better"
 		}
-		rows = append(rows, row(key, f.Label, read, fmtCount))
+		r := row(key, f.Label, read, fmtCount)
+		r[1], r[2] = notRead(r[1], f.NotReadA), notRead(r[2], f.NotReadB)
+		rows = append(rows, r)
 	}
 	return rows
+}
+
+// notRead is a reading's cell with the reason its side has no value, when it gives one.
+func notRead(cell, why string) string {
+	if why == "" {
+		return cell
+	}
+	return cell + " (" + why + ")"
 }
 
 // orNaN is *v, or NaN for a figure not reported (the formats print a dash).

@@ -45,5 +45,12 @@ func checkRun(path, field string, r Run) error {
 			return refuse(path, fmt.Sprintf("%s.windows[%d]", field, i), "%g is negative", w)
 		}
 	}
+	for i, w := range r.PerWindow {
+		for thread, pct := range w.ThreadELUPct {
+			if pct < 0 || pct > 100 {
+				return refuse(path, fmt.Sprintf("%s.per_window[%d].thread_elu_pct.%s", field, i, thread), "%g is not a share in %%", pct)
+			}
+		}
+	}
 	return nil
 }

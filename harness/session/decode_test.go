@@ -204,4 +204,16 @@ func TestDecodeRawClasses(t *testing.T) {
 	wantRefusal(t, "a negative window", err, "runs[1].windows[1]", "negative")
 	_, err = DecodeRaw("raw", mutated(t, "good/qaa.raw.json", func(m map[string]any) { run(m)["responses"] = 1.5 }))
 	wantRefusal(t, "a fractional count", err, "runs.responses", "want int64, got a JSON number 1.5")
+	_, err = DecodeRaw("raw", mutated(t, "good/qaa.raw.json", func(m map[string]any) {
+		run(m)["per_window"] = []any{map[string]any{"rps": 1000.0, "server_cpu_pct": 99.0, "steal_pct": 0.0, "thread_elu_pct": map[string]any{"0": 97.5, "1": 130.0}}}
+	}))
+	wantRefusal(t, "an ELU over 100%", err, "runs[1].per_window[0].thread_elu_pct.1", "not a share")
+	// Files written before threads' ELU was kept, and with it, decode.
+	good := mutated(t, "good/qaa.raw.json", func(m map[string]any) {
+		run(m)["per_window"] = []any{map[string]any{"rps": 1000.0, "server_cpu_pct": 99.0, "steal_pct": 0.0, "thread_elu_pct": map[string]any{"0": 97.5, "1": 88.0}}}
+		run(m)["readings"] = map[string]any{"node_elu_busiest_pct": map[string]any{"value": 0.0, "label": "ELU", "not_read": "not a node target", "not_applicable": true}}
+	})
+	if _, err := DecodeRaw("raw", good); err != nil {
+		t.Errorf("threads' ELU and an unread reading refused: %v", err)
+	}
 }

@@ -111,6 +111,9 @@ type Window struct {
 	ServerCPUPct float64 `json:"server_cpu_pct"`
 	StealPct     float64 `json:"steal_pct"`
 	SetAside     string  `json:"set_aside,omitempty"`
+	// ThreadELUPct is each thread's event loop utilization over the window, by thread id (0:
+	// the main thread), for a runtime that has event loops and reported them (node targets).
+	ThreadELUPct map[string]float64 `json:"thread_elu_pct,omitempty"`
 }
 
 // Pair is one AB or BA pair of a race.
@@ -171,6 +174,10 @@ type Figure struct {
 	Label         string `json:"label,omitempty"`
 	LowerIsBetter bool   `json:"lower_is_better,omitempty"`
 	Context       bool   `json:"context,omitempty"`
+	// NotReadA and NotReadB say why a reading's side has no value (its runs' Reading.NotRead),
+	// so a report can say it rather than show a bare dash.
+	NotReadA string `json:"not_read_a,omitempty"`
+	NotReadB string `json:"not_read_b,omitempty"`
 }
 
 // Reading is one figure a probe read over a run's kept windows, with how reports name it.
@@ -181,6 +188,11 @@ type Reading struct {
 	// Context says neither higher nor lower is better (a thread's CPU share): a figure to read
 	// beside the others, whose delta is no gain or loss.
 	Context bool `json:"context,omitempty"`
+	// NotRead is why the run has no value (Value then means nothing): reading it failed, or
+	// the run's runtime gives no such figure (NotApplicable: a Go server has no event loop
+	// utilization), which a table of two such sides leaves out.
+	NotRead       string `json:"not_read,omitempty"`
+	NotApplicable bool   `json:"not_applicable,omitempty"`
 }
 
 // Side is what one side of a race ran as: the conditions the gate compares must be equal.

@@ -198,3 +198,28 @@ func TestRuntimeReadings(t *testing.T) {
 		t.Errorf("a context reading's row %+v", f)
 	}
 }
+
+// TestRuntimeReadingsNotRead: a side whose runs did not read a reading has no value but the
+// reason; a row neither side's runtime gives is left out, one that failed on both is kept.
+func TestRuntimeReadingsNotRead(t *testing.T) {
+	read := session.Run{RPS: 1, Readings: map[string]session.Reading{"elu": {Value: 97, Label: "ELU"}}}
+	other := session.Run{RPS: 1, Readings: map[string]session.Reading{"elu": {Label: "ELU", NotRead: "not a node target", NotApplicable: true}}}
+	failed := session.Run{RPS: 1, Readings: map[string]session.Reading{"elu": {Label: "ELU", NotRead: "socket did not answer"}}}
+	rt := Runtime([]session.Run{read, read}, []session.Run{other, other}, 0)
+	f := rt["elu"]
+	if f.A == nil || *f.A != 97 || f.B != nil || f.NotReadB != "not a node target" || f.NotReadA != "" || f.DeltaPct != nil {
+		t.Errorf("one side read: %+v", f)
+	}
+	if _, ok := Runtime([]session.Run{other}, []session.Run{other}, 0)["elu"]; ok {
+		t.Error("a reading neither runtime gives has a row")
+	}
+	f, ok := Runtime([]session.Run{failed}, []session.Run{other}, 0)["elu"]
+	if !ok || f.A != nil || f.NotReadA != "socket did not answer" {
+		t.Errorf("a failed read: %+v (present %v)", f, ok)
+	}
+	// A failed run beside read ones: the median is of the read ones.
+	f = Runtime([]session.Run{read, failed}, []session.Run{read}, 0)["elu"]
+	if f.A == nil || *f.A != 97 || f.NotReadA != "" {
+		t.Errorf("read and failed runs: %+v", f)
+	}
+}

@@ -112,10 +112,42 @@ func Runtime(runsA, runsB []session.Run, medianDeltaPct float64) map[string]sess
 	}
 	for key, r := range readings(runsA, runsB) {
 		f := figureOf(readingOf(runsA, key), readingOf(runsB, key))
+		if f.A == nil && f.B == nil && !applies(runsA, key) && !applies(runsB, key) {
+			continue // neither side's runtime gives it: no row to show
+		}
 		f.Label, f.LowerIsBetter, f.Context = r.Label, r.LowerIsBetter, r.Context
+		if f.A == nil {
+			f.NotReadA = whyNotRead(runsA, key)
+		}
+		if f.B == nil {
+			f.NotReadB = whyNotRead(runsB, key)
+		}
 		out[key] = f
 	}
 	return out
+}
+
+// applies reports whether some run of runs could have reading key: it has it, or failed to
+// read it, rather than run on a runtime that gives none.
+func applies(runs []session.Run, key string) bool {
+	for _, r := range runs {
+		if v, ok := r.Readings[key]; ok && !v.NotApplicable {
+			return true
+		}
+	}
+	return false
+}
+
+// whyNotRead is the reason the last of runs that has reading key unread gives ("" when none
+// says).
+func whyNotRead(runs []session.Run, key string) string {
+	why := ""
+	for _, r := range runs {
+		if v, ok := r.Readings[key]; ok && v.NotRead != "" {
+			why = v.NotRead
+		}
+	}
+	return why
 }
 
 // figureOf is a runtime row over each side's values: their medians, and the delta of the two.
@@ -153,7 +185,7 @@ func readings(sides ...[]session.Run) map[string]session.Reading {
 func readingOf(runs []session.Run, key string) []float64 {
 	var out []float64
 	for _, r := range runs {
-		if v, ok := r.Readings[key]; ok {
+		if v, ok := r.Readings[key]; ok && v.NotRead == "" {
 			out = append(out, v.Value)
 		}
 	}

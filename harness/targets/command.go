@@ -62,8 +62,13 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
 		}
-		argv = append(wrap, node, js)
+		// The preload reads the runtime's figures in every thread (a Worker inherits execArgv)
+		// without touching the server; it does nothing unless told where to listen.
+		argv = append(wrap, node, "--require", preloadPath(t.root), js)
 		env = append(env, "NODE_PATH="+modulesDir(t.root))
+		if o.nodeDir != "" {
+			env = append(env, NodeMetricsEnv+"="+o.nodeDir)
+		}
 		if o.Threads > 0 {
 			env = append(env, "THREADS="+strconv.Itoa(o.Threads))
 		}

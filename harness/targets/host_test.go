@@ -3,6 +3,8 @@ package targets
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +52,36 @@ func TestForHostUWS(t *testing.T) {
 	n, err := tg.ForHost()
 	if err != nil || len(n.Files) != 1 || n.Files[0].Rel != filepath.Join("harness", "targets", "uws") || n.NodeMajor != 20 {
 		t.Errorf("uws: %+v, %v", n, err)
+	}
+}
+
+// TestNodePreloadTravels: node starts with --require on the preload, a file of the tree another
+// host is sent (ForHost), so a uws server runs the same way there; the directory its threads
+// listen in reaches it through the environment, and only when there is one.
+func TestNodePreloadTravels(t *testing.T) {
+	tg, err := Resolve("uws")
+	if err != nil {
+		t.Fatalf("uws not installed (scripts/setup.sh installs it): %v", err)
+	}
+	n, err := tg.ForHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env, err := tg.command(8080, StartOptions{nodeDir: "/tmp/bindrace-node-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(argv, "--require")
+	if i < 0 || i+2 >= len(argv) || filepath.Dir(argv[i+1]) != n.Files[0].Local {
+		t.Fatalf("argv %q: want --require on a file of %s before the server", argv, n.Files[0].Local)
+	}
+	if _, err := os.Stat(argv[i+1]); err != nil {
+		t.Errorf("the preload: %v", err)
+	}
+	if !slices.Contains(env, NodeMetricsEnv+"=/tmp/bindrace-node-1") {
+		t.Errorf("env %q", env)
+	}
+	if _, env, _ = tg.command(8080, StartOptions{}); slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, NodeMetricsEnv) }) {
+		t.Errorf("no directory, yet env %q", env)
 	}
 }

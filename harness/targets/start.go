@@ -32,6 +32,8 @@ type StartOptions struct {
 	// Listen is the IP address the server listens on; "": loopback (127.0.0.1). A server
 	// others must reach (on a remote race's server host) is given 0.0.0.0.
 	Listen string
+
+	nodeDir string // a node server's NodeRuntime.Dir, for its command
 }
 
 // Server is one running server process.
@@ -41,6 +43,9 @@ type Server struct {
 	Pid     int
 	Startup time.Duration // spawn to first valid ping response
 	Listen  string        // the address it listens on
+	// Node is where a node target's threads hand over their runtime figures (nil for the
+	// other kinds).
+	Node *NodeRuntime
 
 	cmd     *exec.Cmd
 	exited  chan struct{}
@@ -108,8 +113,14 @@ func (t *Target) Start(ctx context.Context, o StartOptions) (*Server, error) {
 var errPortTaken = errors.New("port taken by another process")
 
 func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, error) {
+	var node *NodeRuntime
+	if t.Kind == KindNode {
+		node = newNodeRuntime()
+		o.nodeDir = node.Dir
+	}
 	argv, env, err := t.command(port, o)
 	if err != nil {
+		node.remove()
 		return nil, err
 	}
 	timeout := o.StartTimeout
@@ -137,12 +148,14 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 
 	spawned := time.Now()
 	if err := child.Start(cmd); err != nil {
+		node.remove()
 		return nil, fmt.Errorf("target %s: starting %s: %w", t.Name, argv[0], err)
 	}
-	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, Listen: o.listen(), cmd: cmd, out: out,
+	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, Listen: o.listen(), Node: node, cmd: cmd, out: out,
 		exited: make(chan struct{})}
 	go func() {
 		s.waitErr = cmd.Wait()
+		node.remove()
 		close(s.exited)
 	}()
 	live.Lock()

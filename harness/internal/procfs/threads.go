@@ -91,6 +91,24 @@ func ReadThreads(pid int) ([]Thread, error) {
 	return th, nil
 }
 
+// ReadThread reads one thread, tid, of pid (the main thread's id is pid's).
+func ReadThread(pid, tid int) (Thread, error) {
+	dir := path(pid, "task/"+strconv.Itoa(tid))
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return Thread{}, err
+	}
+	sched, err := os.ReadFile(dir + "/schedstat")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Thread{}, err
+	}
+	th, err := ParseThreads([]string{string(stat), string(sched)})
+	if err != nil {
+		return Thread{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	return th[0], nil
+}
+
 // parseSchedWait reads a schedstat's "on-CPU-ns run-queue-ns timeslices" into the run-queue
 // seconds.
 func parseSchedWait(text string) (float64, error) {

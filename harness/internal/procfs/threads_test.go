@@ -95,3 +95,17 @@ func TestReadThreadsSelf(t *testing.T) {
 		t.Fatalf("own usage: %+v, %v", u, err)
 	}
 }
+
+// ReadThread reads one thread: here the main thread (its id is the pid), whose CPU is within
+// the process's; a thread that does not exist is an error.
+func TestReadThread(t *testing.T) {
+	pid := os.Getpid()
+	th, err := ReadThread(pid, pid)
+	all, _ := ReadStat(pid)
+	if err != nil || th.Tid != pid || th.CPUSeconds > all.CPUSeconds() {
+		t.Fatalf("main thread %+v, %v (the process's CPU %v s)", th, err, all.CPUSeconds())
+	}
+	if _, err := ReadThread(pid, 1<<30); err == nil {
+		t.Error("a thread that does not exist was read")
+	}
+}

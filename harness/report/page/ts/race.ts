@@ -421,6 +421,13 @@ function readingsGroup(sm: Summary): { title: string; rows: Metric[]; optional?:
   return { title: "Readings", rows, optional: true };
 }
 
+// notReported is what a side's cell says without a value: why, when its runs said (a reading
+// of a runtime the side does not run on, or one that failed).
+function notReported(sm: Summary, key: string, side: "a" | "b"): string {
+  const why = sm.runtime?.[key]?.[side === "a" ? "not_read_a" : "not_read_b"];
+  return why ? `not reported (${why})` : "not reported";
+}
+
 function metricsSection(sm: Summary): HTMLElement {
   const head = h(
     "thead",
@@ -442,8 +449,8 @@ function metricsSection(sm: Summary): HTMLElement {
           "tr",
           { "data-testid": "metric", "data-metric": m.id, "data-a": F.finite(a) ? a : "", "data-b": F.finite(b) ? b : "", "data-delta": F.finite(d) ? round(d * 10) / 10 : "" },
           h("th", { scope: "row" }, m.id === "rps" ? `${m.label} (${unitOf(sm)})` : m.label),
-          h("td", { class: "num" }, F.finite(a) ? m.fmt(a) : h("span", { class: "muted" }, "not reported")),
-          h("td", { class: "num" }, F.finite(b) ? m.fmt(b) : h("span", { class: "muted" }, "not reported")),
+          h("td", { class: "num" }, F.finite(a) ? m.fmt(a) : h("span", { class: "muted" }, notReported(sm, m.id, "a"))),
+          h("td", { class: "num" }, F.finite(b) ? m.fmt(b) : h("span", { class: "muted" }, notReported(sm, m.id, "b"))),
           h("td", { class: `num delta ${m.context ? "flat" : F.tone(d, m.higher)}` }, errors && a === b ? "same" : F.finite(d) ? F.pctDelta(d, 1) : "\u2014"),
           h("td", { class: "better" }, m.context ? "context" : m.higher ? "higher is better" : "lower is better"),
         );

@@ -109,14 +109,19 @@ export interface Figure {
   label?: string;
   lower_is_better?: boolean;
   context?: boolean;
+  not_read_a?: string;
+  not_read_b?: string;
 }
 
-// A figure a probe read over a run's windows, with how to name it.
+// A figure a probe read over a run's windows, with how to name it (not_read: why it has no
+// value).
 export interface Reading {
   value: number;
   label: string;
   lower_is_better?: boolean;
   context?: boolean;
+  not_read?: string;
+  not_applicable?: boolean;
 }
 
 export interface Thresholds {
