@@ -5,12 +5,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"unsafe"
+
+	"github.com/bindrace/bindrace/harness/internal/threadname"
 )
 
 // askUsageLoop runs the host's usage loop here, with maxThreads in place of procfs.MaxThreads,
@@ -38,32 +37,16 @@ func askUsageLoop(maxThreads int) (string, error) {
 // read with an error in place of its threads.
 func TestUsageLoopAnswersThreads(t *testing.T) {
 	const name = "u\n(v) w"
-	type answer struct {
-		all, bounded string
-		err          error
+	var all, bounded string
+	var err1, err2 error
+	named := threadname.On(name, func() {
+		all, err1 = askUsageLoop(512)
+		bounded, err2 = askUsageLoop(1)
+	})
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
 	}
-	answers := make(chan answer)
-	tid := make(chan int, 1)
-	go func() {
-		// The goroutine may run on the main thread, whose name is the process's: it is put back.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		var old [16]byte
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_NAME, uintptr(unsafe.Pointer(&old[0])), 0)
-		b := append([]byte(name), 0)
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0)
-		tid <- syscall.Gettid()
-		all, err1 := askUsageLoop(512)
-		bounded, err2 := askUsageLoop(1)
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(&old[0])), 0)
-		answers <- answer{all, bounded, errors.Join(err1, err2)}
-	}()
-	a := <-answers
-	named := <-tid
-	if a.err != nil {
-		t.Fatal(a.err)
-	}
-	u, err := parseUsage(a.all)
+	u, err := parseUsage(all)
 	if err != nil || u.ThreadsErr != nil || u.Pid != os.Getpid() || u.RSSBytes <= 0 || u.At.IsZero() {
 		t.Fatalf("usage %+v, %v", u, err)
 	}
@@ -75,7 +58,7 @@ func TestUsageLoopAnswersThreads(t *testing.T) {
 	if !main || !mine || len(u.Threads) < 2 {
 		t.Errorf("threads %+v: want the main one and %d named %q, with its wait for a CPU", u.Threads, named, name)
 	}
-	b, err := parseUsage(a.bounded)
+	b, err := parseUsage(bounded)
 	if err != nil || b.RSSBytes <= 0 || b.Threads != nil || b.ThreadsErr == nil || !strings.Contains(b.ThreadsErr.Error(), " threads, over") {
 		t.Errorf("over the bound: %+v, %v", b, err)
 	}

@@ -3,7 +3,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/bindrace/bindrace/harness/internal/child"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
@@ -53,24 +52,6 @@ func TestPreloadReachesWorkers(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a server log written from the server's output copier.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestPreloadCannotListen: where the socket's path is too long for a unix socket, each thread's
 // preload says so once, on stderr and in its reason file, and the server serves every scenario
 // as it would without it.
@@ -80,7 +61,7 @@ func TestPreloadCannotListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", long)
-	log := &lockedBuffer{}
+	log := child.NewBuffer() // written by the server's output copier, read here
 	_, s := startUWS(t, StartOptions{Threads: 2, Log: log})
 	if err := Verify(context.Background(), "uws", s.Addr(), scenario.HTTP()); err != nil {
 		t.Fatal(err)

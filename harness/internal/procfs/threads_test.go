@@ -2,12 +2,11 @@ package procfs
 
 import (
 	"os"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
+
+	"github.com/bindrace/bindrace/harness/internal/threadname"
 )
 
 func TestParseThreads(t *testing.T) {
@@ -51,44 +50,30 @@ func TestParseThreads(t *testing.T) {
 // and the main thread is the one whose id is the pid.
 func TestReadThreadsSelf(t *testing.T) {
 	const name = "t (x) y"
-	type seen struct {
-		tid int
-		th  []Thread
-		err error
-	}
-	done := make(chan seen)
-	go func() {
-		// The goroutine may run on the main thread, whose name is the process's: it is put back.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		var old [16]byte
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_NAME, uintptr(unsafe.Pointer(&old[0])), 0)
-		b := append([]byte(name), 0)
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0)
+	var all []Thread
+	var err error
+	tid := threadname.On(name, func() {
 		for start := time.Now(); time.Since(start) < 60*time.Millisecond; {
 		}
-		th, err := ReadThreads(Self)
-		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(&old[0])), 0)
-		done <- seen{syscall.Gettid(), th, err}
-	}()
-	s := <-done
-	if s.err != nil {
-		t.Fatal(s.err)
+		all, err = ReadThreads(Self)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var mine, main *Thread
-	for i, th := range s.th {
-		if th.Tid == s.tid {
-			mine = &s.th[i]
+	for i, th := range all {
+		if th.Tid == tid {
+			mine = &all[i]
 		}
 		if th.Tid == os.Getpid() {
-			main = &s.th[i]
+			main = &all[i]
 		}
 	}
 	if mine == nil || mine.Comm != name || mine.CPUSeconds <= 0 || !mine.WaitKnown || mine.WaitSeconds < 0 {
-		t.Errorf("the spinning thread %d in %+v: %+v", s.tid, s.th, mine)
+		t.Errorf("the spinning thread %d in %+v: %+v", tid, all, mine)
 	}
 	if main == nil {
-		t.Errorf("no thread %d (the pid) in %+v", os.Getpid(), s.th)
+		t.Errorf("no thread %d (the pid) in %+v", os.Getpid(), all)
 	}
 	u, err := ReadUsage(Self)
 	if err != nil || u.ThreadsErr != nil || u.Pid != os.Getpid() || len(u.Threads) == 0 {
