@@ -38,8 +38,9 @@ func waitGone(t *testing.T, pid int, what string) {
 }
 
 // startUWS starts the uws target under node for a test, returning it and its server, and stops
-// it when the test ends. Without the target's node_modules (scripts/setup.sh runs npm ci) the test is skipped, naming
-// the missing directory.
+// it when the test ends. Without the target's node_modules the test fails, naming the missing
+// directory: scripts/setup.sh (which make test runs first) installs them, so their absence is a
+// broken set-up, not a machine that lacks something.
 func startUWS(t *testing.T, o StartOptions) (*Target, *Server) {
 	t.Helper()
 	root, err := machine.RepoRoot()
@@ -48,7 +49,7 @@ func startUWS(t *testing.T, o StartOptions) (*Target, *Server) {
 	}
 	mods := filepath.Join(root, "harness", "targets", "uws", "node_modules", upstreamPackage)
 	if _, err := os.Stat(mods); err != nil {
-		t.Skipf("skipping: %s is missing; run scripts/setup.sh (npm ci in harness/targets/uws)", mods)
+		t.Fatalf("%s is missing: scripts/setup.sh installs it (npm ci in harness/targets/uws)", mods)
 	}
 	tg, err := Resolve("uws")
 	if err != nil {
