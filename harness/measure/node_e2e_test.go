@@ -82,6 +82,6 @@ func TestNodeRuntimeUnderLoad(t *testing.T) {
 	get(NodeGCTimeReading)
 	get(NodeGCCountReading)
 	t.Logf("ELU busiest %.1f%%, main %.1f%% (its CPU %.1f%%, waiting for a CPU %.1f%%); per window %v; heap %v MiB; GC %v ms/s, %v pauses",
-		busiest, main, get(NodeMainCPUReading), get(NodeMainWaitReading), rec.PerWindow, rec.Readings[NodeHeapUsedReading].Value,
+		busiest, main, get(MainThreadReading), get(MainThreadWaitReading), rec.PerWindow, rec.Readings[NodeHeapUsedReading].Value,
 		rec.Readings[NodeGCTimeReading].Value, rec.Readings[NodeGCCountReading].Value)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bindrace/bindrace/harness/internal/procfs"
 	"github.com/bindrace/bindrace/harness/internal/round"
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/targets"
@@ -19,8 +18,6 @@ const (
 	NodeHeapTotalReading  = "node_heap_total_mib"
 	NodeGCTimeReading     = "node_gc_ms_per_s"
 	NodeGCCountReading    = "node_gc_count"
-	NodeMainCPUReading    = "node_main_thread_cpu_pct"
-	NodeMainWaitReading   = "node_main_thread_run_wait_pct"
 )
 
 // viaPreload says where every node reading comes from.
@@ -34,11 +31,6 @@ var nodeLabels = map[string]string{
 	NodeHeapTotalReading:  "V8 heap total at the last window's close, all threads (MiB; node v8.getHeapStatistics, " + viaPreload + ")",
 	NodeGCTimeReading:     "GC pause time per second of window, all threads (ms/s; node perf_hooks gc entries, " + viaPreload + ")",
 	NodeGCCountReading:    "GC pauses over the windows, all threads (node perf_hooks gc entries, " + viaPreload + ")",
-	// Beside the main thread's ELU: ELU counts a busy loop's wall time, CPU its time on a CPU,
-	// so the two part where the thread waits for a CPU (threads > CPUs, a busy machine).
-	NodeMainCPUReading: "main thread CPU (% of one core; /proc/PID/task/PID/stat at the preload's reads)",
-	// The rest of a busy loop's wall time: runnable, waiting for a CPU.
-	NodeMainWaitReading: "main thread waiting for a CPU (% of the window; /proc/PID/task/PID/schedstat at the preload's reads)",
 }
 
 // notNode is what a run of another runtime says of the node readings.
@@ -54,11 +46,9 @@ type nodeProbe struct {
 }
 
 type nodeReading struct {
-	dir      string
-	pid      int
-	start    nodeRead
-	mainFrom mainThread // the main thread at the open
-	notRead  string     // why this server cannot be read at all
+	dir     string
+	start   nodeRead
+	notRead string // why this server cannot be read at all
 }
 
 func (p nodeProbe) Open(srv Server, spec Spec) Reading {
@@ -77,35 +67,7 @@ func (p nodeProbe) Open(srv Server, spec Spec) Reading {
 	case s.Node.Err != nil:
 		return &nodeReading{notRead: s.Node.Err.Error()}
 	}
-	r := &nodeReading{dir: s.Node.Dir, pid: s.Server.Pid, start: readNode(s.Node.Dir, nodeAnswerBound)}
-	r.mainFrom = mainThreadOf(r.pid)
-	return r
-}
-
-// mainThread is what the kernel says of a node server's main thread (its thread id is its
-// pid): its CPU seconds and its seconds runnable but waiting for a CPU; -1: not read.
-type mainThread struct{ cpu, wait float64 }
-
-func mainThreadOf(pid int) mainThread {
-	m := mainThread{cpu: -1, wait: -1}
-	if th, err := procfs.ReadThread(pid, pid); err == nil {
-		m.cpu = th.CPUSeconds
-		if th.WaitKnown {
-			m.wait = th.WaitSeconds
-		}
-	}
-	return m
-}
-
-// since is the difference from an earlier reading, each part -1 where either was not read.
-func (m mainThread) since(from mainThread) mainThread {
-	diff := func(a, b float64) float64 {
-		if a < 0 || b < 0 || a < b {
-			return -1
-		}
-		return a - b
-	}
-	return mainThread{cpu: diff(m.cpu, from.cpu), wait: diff(m.wait, from.wait)}
+	return &nodeReading{dir: s.Node.Dir, start: readNode(s.Node.Dir, nodeAnswerBound)}
 }
 
 func (r *nodeReading) Close(w *Window) error {
@@ -114,9 +76,7 @@ func (r *nodeReading) Close(w *Window) error {
 		return nil
 	}
 	end := readNode(r.dir, nodeAnswerBound)
-	main := mainThreadOf(r.pid).since(r.mainFrom)
 	w.Node = nodeWindowOf(r.start, end)
-	w.Node.MainCPUSeconds, w.Node.MainWaitSeconds = main.cpu, main.wait
 	if w.Node.NotRead != "" {
 		return fmt.Errorf("node runtime not read: %s", w.Node.NotRead)
 	}
@@ -156,8 +116,6 @@ func (p nodeProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 	} else {
 		putOne(rec, NodeELUMainReading, "the main thread did not answer", false)
 	}
-	putShare(rec, NodeMainCPUReading, r.MainCPUSeconds, r.Seconds, "the main thread's /proc stat was not read")
-	putShare(rec, NodeMainWaitReading, r.MainWaitSeconds, r.Seconds, "the main thread's /proc schedstat was not read")
 	put(rec, NodeHeapUsedReading, mib(int64(r.HeapUsed)))
 	put(rec, NodeHeapTotalReading, mib(int64(r.HeapTotal)))
 	if !r.GCObserved {
@@ -174,15 +132,6 @@ func (p nodeProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 // for less of the loop, the heap or the collector.
 func put(rec *session.Run, key string, v float64) {
 	addReadings(rec, map[string]session.Reading{key: {Value: v, Label: nodeLabels[key], LowerIsBetter: true}})
-}
-
-// putShare adds seconds over the windows' seconds in %, or marks key not read (seconds < 0).
-func putShare(rec *session.Run, key string, seconds, of float64, why string) {
-	if seconds < 0 || of <= 0 {
-		putOne(rec, key, why, false)
-		return
-	}
-	put(rec, key, round.To(100*seconds/of, 2))
 }
 
 // putOne marks node reading key of rec as not read, and why.

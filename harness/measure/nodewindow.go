@@ -17,9 +17,6 @@ type NodeWindow struct {
 	// that answered (bytes).
 	HeapUsed, HeapTotal float64
 	GCObserved          bool // every thread observed its GC pauses
-	// MainCPUSeconds is the main thread's CPU time between the reads, MainWaitSeconds its time
-	// runnable but waiting for a CPU (/proc); -1: not read.
-	MainCPUSeconds, MainWaitSeconds float64
 	// Partial names the threads whose window is not whole: it started or ended inside it, or did
 	// not answer at one edge.
 	Partial []string
@@ -91,8 +88,6 @@ func (w *NodeWindow) threadELU() map[string]float64 {
 type nodeRun struct {
 	Threads             map[int]NodeThreadWindow // each thread's sums over the windows
 	Seconds             float64
-	MainCPUSeconds      float64 // -1 when a window did not read it
-	MainWaitSeconds     float64 // -1 when a window did not read it
 	HeapUsed, HeapTotal float64 // at the last window's close
 	GCObserved          bool
 }
@@ -116,20 +111,10 @@ func nodeRunOf(kept []Window) (r nodeRun, ok bool, why string) {
 			r.Threads[id] = s
 		}
 		r.Seconds += n.Seconds
-		r.MainCPUSeconds = addRead(r.MainCPUSeconds, n.MainCPUSeconds)
-		r.MainWaitSeconds = addRead(r.MainWaitSeconds, n.MainWaitSeconds)
 		r.HeapUsed, r.HeapTotal = n.HeapUsed, n.HeapTotal
 		r.GCObserved = r.GCObserved && n.GCObserved
 	}
 	return r, ok, why
-}
-
-// addRead is sum + x, or -1 (not read) when either is.
-func addRead(sum, x float64) float64 {
-	if sum < 0 || x < 0 {
-		return -1
-	}
-	return sum + x
 }
 
 // busiest is the highest ELU of any thread (%), and that thread.

@@ -121,28 +121,17 @@ func TestNodeWindowNotRead(t *testing.T) {
 // TestNodeRecord: a read run's readings, each labelled with where it came from.
 func TestNodeRecord(t *testing.T) {
 	w := &NodeWindow{Threads: map[int]NodeThreadWindow{0: {ActiveMs: 970, IdleMs: 30, GCMs: 5, GCCount: 2}, 1: {ActiveMs: 990, IdleMs: 10}},
-		Seconds: 1, HeapUsed: 3 << 20, HeapTotal: 4 << 20, GCObserved: true, MainCPUSeconds: 0.9, MainWaitSeconds: 0.05}
+		Seconds: 1, HeapUsed: 3 << 20, HeapTotal: 4 << 20, GCObserved: true}
 	p := nodeProbe{targets: map[string]*targets.Target{"uws": {Name: "uws", Kind: targets.KindNode}}}
 	rec := session.Run{Target: "uws"}
 	p.Record(&rec, nil, []Window{{Closed: true, Node: w}})
 	want := map[string]float64{NodeELUBusiestReading: 99, NodeELUMainReading: 97, NodeHeapUsedReading: 3, NodeHeapTotalReading: 4,
-		NodeGCTimeReading: 5, NodeGCCountReading: 2, NodeMainCPUReading: 90, NodeMainWaitReading: 5}
+		NodeGCTimeReading: 5, NodeGCCountReading: 2}
 	for k, v := range want {
 		r := rec.Readings[k]
-		if r.Value != v || r.NotRead != "" || !strings.Contains(r.Label, "through the harness's preload") && !strings.Contains(r.Label, "/proc/PID/task/PID/") {
+		if r.Value != v || r.NotRead != "" || !strings.Contains(r.Label, "through the harness's preload") {
 			t.Errorf("%s = %+v, want %v", k, r, v)
 		}
-	}
-	// A window whose main thread's CPU was not read leaves the run's unread, not 0.
-	w2 := *w
-	w2.MainCPUSeconds = -1
-	rec = session.Run{Target: "uws"}
-	p.Record(&rec, nil, []Window{{Closed: true, Node: w}, {Closed: true, Node: &w2}})
-	if r := rec.Readings[NodeMainCPUReading]; r.NotRead == "" {
-		t.Errorf("main thread CPU with a window unread: %+v", r)
-	}
-	if r := rec.Readings[NodeMainWaitReading]; r.NotRead != "" || r.Value != 5 {
-		t.Errorf("main thread's wait, read in both windows: %+v", r)
 	}
 }
 

@@ -19,6 +19,10 @@ const (
 	// MainThreadReading is the main thread's (tid == pid) CPU in % of one core: Node's event
 	// loop, the thread its ELU is about.
 	MainThreadReading = "main_thread_cpu_pct"
+	// MainThreadWaitReading is the main thread's time runnable but waiting for a CPU, in % of
+	// the window: beside Node's ELU, which counts a loop's wall time, where CPU counts its time
+	// on a CPU, the two part by this.
+	MainThreadWaitReading = "main_thread_run_wait_pct"
 	// LoopBusyReading is the binding's loop busy fraction (loopBusy says what it is).
 	LoopBusyReading = "loop_busy_pct"
 )
@@ -31,6 +35,9 @@ type threadCPU struct {
 	wall    float64 // seconds between the window's two reads
 	busiest float64 // CPU seconds of the thread that used the most
 	main    float64 // CPU seconds of the main thread
+	// mainWait is the seconds the main thread waited for a CPU, when mainWaitKnown.
+	mainWait      float64
+	mainWaitKnown bool
 	// loops is the seconds the loops' threads (loopBusy says which) were on a CPU or waited
 	// for one; loopsKnown when their waits were read at both edges.
 	loops      float64
@@ -70,7 +77,7 @@ func threadsOver(u *Usage, loops int) (threadCPU, bool) {
 		times = append(times, t)
 		tc.busiest = max(tc.busiest, t.cpu)
 		if th.Tid == u.End.Pid {
-			tc.main = t.cpu
+			tc.main, tc.mainWait, tc.mainWaitKnown = t.cpu, t.wait, t.waitKnown
 		}
 	}
 	slices.SortStableFunc(times, func(a, b threadTime) int { return cmp.Compare(b.cpu, a.cpu) })
@@ -87,7 +94,7 @@ func threadsOver(u *Usage, loops int) (threadCPU, bool) {
 // fraction over the windows whose loop threads' waits were read. Nil when no window read the
 // threads at both edges.
 func threadReadings(windows []Window, loops int) map[string]session.Reading {
-	var sum, busy threadCPU
+	var sum, busy, waited threadCPU
 	for _, w := range windows {
 		tc, ok := threadsOver(w.Usage, loops)
 		if !w.Closed || !ok {
@@ -96,6 +103,10 @@ func threadReadings(windows []Window, loops int) map[string]session.Reading {
 		sum.wall += tc.wall
 		sum.busiest += tc.busiest
 		sum.main += tc.main
+		if tc.mainWaitKnown {
+			waited.wall += tc.wall
+			waited.mainWait += tc.mainWait
+		}
 		if tc.loopsKnown {
 			busy.wall += tc.wall
 			busy.loops += tc.loops
@@ -108,6 +119,10 @@ func threadReadings(windows []Window, loops int) map[string]session.Reading {
 	out := map[string]session.Reading{
 		BusiestThreadReading: {Value: pct(sum.busiest), Label: "busiest thread's CPU, % of one core" + threadsLabel, Context: true},
 		MainThreadReading:    {Value: pct(sum.main), Label: "main thread's CPU (tid = pid), % of one core" + threadsLabel, Context: true},
+	}
+	if waited.wall > 0 {
+		out[MainThreadWaitReading] = session.Reading{Value: round.To(waited.mainWait/waited.wall*100, 1),
+			Label: "main thread waiting for a CPU, % of the window (from /proc/PID/task/PID/schedstat)", Context: true}
 	}
 	if busy.wall > 0 {
 		out[LoopBusyReading] = session.Reading{Value: loopBusy(busy, loops),

@@ -92,6 +92,14 @@ func TestThreadReadingsOverWindows(t *testing.T) {
 	if r[MainThreadReading].Value != 40 || r[BusiestThreadReading].Value != 40 || r[LoopBusyReading].Value != 50 {
 		t.Errorf("readings %+v; want 1.6 CPU-s over 4 s, 40%%, and 50%% busy with the 0.4 s waited", r)
 	}
+	// The main thread's wait for a CPU, over the windows where it was read: 0.4 s of 4.
+	if w := r[MainThreadWaitReading]; w.Value != 10 || !w.Context {
+		t.Errorf("main thread's wait %+v; want 10%% of the windows, as context", w)
+	}
+	unread := threadWindow(7, time.Second, []procfs.Thread{{Tid: 7}}, []procfs.Thread{{Tid: 7, CPUSeconds: 1}})
+	if w := threadReadings([]Window{a, unread}, 0)[MainThreadWaitReading]; w.Value != 0 {
+		t.Errorf("main thread's wait with a window unread: %+v; want the other window's 0%%", w)
+	}
 	if r := threadReadings([]Window{noThreads, cut}, 1); r != nil {
 		t.Errorf("readings without threads at both edges: %+v", r)
 	}
