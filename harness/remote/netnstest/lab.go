@@ -350,9 +350,7 @@ func (l *Lab) Close() error {
 			errs = append(errs, removeNetns(ns))
 		}
 		for _, link := range l.links {
-			if linkExists(link) {
-				errs = append(errs, run("ip", "link", "del", link))
-			}
+			errs = append(errs, deleteLink(link))
 		}
 		if l.Dir != "" {
 			errs = append(errs, os.RemoveAll(l.Dir))
@@ -462,6 +460,16 @@ func runAll(cmds ...[]string) error {
 	return nil
 }
 
+// deleteLink deletes a link of the lab's. A veth's end here goes with its namespace, but in
+// the kernel's own time (namespaces are torn down by a worker after "ip netns del" returns), so
+// it may vanish between a look and the delete: gone is what was wanted, and not an error.
+func deleteLink(name string) error {
+	if err := run("ip", "link", "del", name); err != nil && linkExists(name) {
+		return err
+	}
+	return nil
+}
+
 func linkExists(name string) bool {
 	_, err := net.InterfaceByName(name)
 	return err == nil
@@ -539,10 +547,7 @@ func cleanStale() error {
 		if !stale(ifc.Name) {
 			continue
 		}
-		// A veth's end here goes with its namespace, in the kernel's own time: gone is fine.
-		if err := run("ip", "link", "del", ifc.Name); err != nil && linkExists(ifc.Name) {
-			errs = append(errs, err)
-		}
+		errs = append(errs, deleteLink(ifc.Name))
 	}
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), Prefix+"*"))
 	for _, d := range dirs {

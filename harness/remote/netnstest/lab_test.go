@@ -233,3 +233,22 @@ func TestLie(t *testing.T) {
 		t.Errorf("after Truth: %q", out)
 	}
 }
+
+// A lab's veth end goes with its namespace in the kernel's own time, so Close may find it gone
+// between looking and deleting (CI saw "Cannot find device" fail a passing run): deleting a link
+// that is not there is what Close wanted, and one that is there is deleted.
+func TestDeleteLinkThatIsGone(t *testing.T) {
+	gone := Prefix + "99999999zg" // a stale name, under the 15 bytes a link name may have
+	if err := deleteLink(gone); err != nil {
+		t.Fatalf("deleting a link that is gone: %v", err)
+	}
+	if err := checkCapabilities(); err != nil {
+		t.Skip(err)
+	}
+	if err := run("ip", "link", "add", gone, "type", "bridge"); err != nil {
+		t.Fatal(err)
+	}
+	if err := deleteLink(gone); err != nil || linkExists(gone) {
+		t.Fatalf("deleting a link that is there: %v (still there: %v)", err, linkExists(gone))
+	}
+}
