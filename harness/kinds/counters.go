@@ -152,7 +152,7 @@ func count(ctx context.Context, o CountersOptions) (*CountersReport, error) {
 	}
 	defer restore()
 	if o.Scenario.Database != "" {
-		if err := rig.Target(o.Target).RefusesDB([]string{o.Scenario.Name}); err != nil {
+		if err := rig.Target(o.Target).Refuses([]string{o.Scenario.Name}); err != nil {
 			return nil, err // before PostgreSQL starts for nothing
 		}
 		if err := o.DB.Check(); err != nil {

@@ -76,7 +76,10 @@ func newMatrixSession(ctx context.Context, o *MatrixOptions) (*matrixSession, er
 	if ms.sc, err = scenarioOf(ms.race); err != nil {
 		return nil, err
 	}
-	if err := checkDB(&o.Options, &ms.pl, o.Targets, []scenario.Scenario{ms.sc}, &ms.warnings); err != nil {
+	if err := checkServes(o.Targets, []scenario.Scenario{ms.sc}); err != nil {
+		return nil, err
+	}
+	if err := checkDB(&o.Options, &ms.pl, []scenario.Scenario{ms.sc}, &ms.warnings); err != nil {
 		return nil, err
 	}
 	if !o.SeedSet {

@@ -18,7 +18,6 @@ import (
 	"github.com/bindrace/bindrace/harness/session"
 	"github.com/bindrace/bindrace/harness/setting"
 	"github.com/bindrace/bindrace/harness/stats"
-	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // RaceOptions configure a race: A (the candidate) against B in balanced AB/BA pairs.
@@ -138,7 +137,7 @@ func newRaceSession(ctx context.Context, o RaceOptions) (*raceSession, error) {
 		rs.st.close()
 		return nil, err
 	}
-	rs.bVersion = upstreamVersion(rs.st.rig.Target(o.B), o.B)
+	rs.bVersion = rs.st.rig.Target(o.B).UpstreamVersion()
 	return rs, nil
 }
 
@@ -161,7 +160,10 @@ func (rs *raceSession) scenarios() ([]scenario.Scenario, error) {
 
 // check refuses what the race cannot run, before anything starts.
 func (rs *raceSession) check(scs []scenario.Scenario) error {
-	if err := checkDB(&rs.o.Options, &rs.pl, []string{rs.o.A, rs.o.B}, scs, &rs.warnings); err != nil {
+	if err := checkServes([]string{rs.o.A, rs.o.B}, scs); err != nil {
+		return err
+	}
+	if err := checkDB(&rs.o.Options, &rs.pl, scs, &rs.warnings); err != nil {
 		return err
 	}
 	if rs.pl.Loadgen == "wrk" && rs.o.Profile.OpenLoop() {
@@ -451,18 +453,4 @@ func threadsText(n int) string {
 		return "1 thread"
 	}
 	return fmt.Sprintf("%d threads", n)
-}
-
-// upstreamVersion picks the version the headline shows for B ("pinned 20.30.0").
-func upstreamVersion(t *targets.Target, name string) string {
-	if t.Kind == targets.KindBinding {
-		return "" // our own build: its manifest, not a pinned version, says what it is
-	}
-	v := t.Versions()
-	for _, k := range []string{"@trufflesuite/uws-js-unofficial", name, "manifest.version", "go"} {
-		if s := v[k]; s != "" && s != "unknown" {
-			return s
-		}
-	}
-	return ""
 }

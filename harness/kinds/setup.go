@@ -235,7 +235,7 @@ func checkRemote(o *Options, pl measure.Plan) error {
 // run, so its servers run one at a time: windows the user did not give come down to 1 (with a
 // note in *warnings), windows the user gave are refused. The read-only ones keep interleaved
 // windows, both servers of a pair on one copy reset before the pair.
-func checkDB(o *Options, pl *measure.Plan, names []string, scs []scenario.Scenario, warnings *[]string) error {
+func checkDB(o *Options, pl *measure.Plan, scs []scenario.Scenario, warnings *[]string) error {
 	var dbs, writers []string
 	for _, sc := range scs {
 		if sc.Database != "" {
@@ -263,9 +263,19 @@ func checkDB(o *Options, pl *measure.Plan, names []string, scs []scenario.Scenar
 		*warnings = append(*warnings, fmt.Sprintf("the profile's %d windows per run became 1: %v write to the database, which is reset before every run of theirs, so one server runs at a time", pl.Windows, writers))
 		pl.Windows = 1
 	}
+	return nil
+}
+
+// checkServes refuses a scenario a target's definition does not claim, naming both, before
+// anything starts (a target that does not resolve is refused later, with its own reason).
+func checkServes(names []string, scs []scenario.Scenario) error {
+	list := make([]string, len(scs))
+	for i, sc := range scs {
+		list[i] = sc.Name
+	}
 	for _, n := range names {
 		if t, err := targets.Resolve(n); err == nil {
-			if err := t.RefusesDB(dbs); err != nil {
+			if err := t.Refuses(list); err != nil {
 				return err
 			}
 		}

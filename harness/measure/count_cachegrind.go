@@ -37,7 +37,7 @@ func (o CachegrindOptions) withDefaults(t *targets.Target) CachegrindOptions {
 	orDefault(&o.Connections, 1)
 	orDefault(&o.Pipelining, 10)
 	startTimeout := 90 * time.Second
-	if t.Kind == targets.KindNode {
+	if t.Runtime == targets.RuntimeNode {
 		startTimeout = 180 * time.Second
 	}
 	orDefault(&o.StartTimeout, startTimeout)

@@ -32,7 +32,7 @@ func TestCachegrindEndToEnd(t *testing.T) {
 	// binding-static answers in ~900 instructions, so its start-up noise (tens of thousands of
 	// instructions) needs more requests to stay well under the resolution bound below.
 	n := 10000
-	if tg.Kind == targets.KindBinding {
+	if tg.LoopThreads {
 		n = 40000
 	}
 	if v, err := strconv.Atoi(os.Getenv("BINDRACE_CG_TEST_N")); err == nil && v > 0 {

@@ -54,11 +54,11 @@ func (c Counter) start(ctx context.Context, target string, sc scenario.Scenario,
 
 // checkBackend says why t cannot be counted serving sc from b, nil when it can.
 func checkBackend(t *targets.Target, b backend, sc scenario.Scenario) error {
+	if err := t.Refuses([]string{sc.Name}); err != nil {
+		return err
+	}
 	if sc.Database == "" {
 		return nil
-	}
-	if err := t.RefusesDB([]string{sc.Name}); err != nil {
-		return err
 	}
 	if b.Requests(sc, "") == nil {
 		return fmt.Errorf("%s serves from PostgreSQL: its count needs the trial database beside the server (bindrace counters and race open one)", sc.Name)

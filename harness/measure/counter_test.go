@@ -38,7 +38,7 @@ func TestCountRefusesWhatCannotServeTheDatabase(t *testing.T) {
 		want         string
 	}{
 		{"no database", "binding", plain{}, "get-user serves from PostgreSQL"},
-		{"static target", "binding-static", fixedDB{}, "has no database routes"},
+		{"static target", "binding-static", fixedDB{}, "does not serve get-user"},
 	} {
 		for mode, err := range count(c.target, c.db) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {

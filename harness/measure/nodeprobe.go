@@ -52,7 +52,7 @@ type nodeReading struct {
 }
 
 func (p nodeProbe) Open(srv Server, spec Spec) Reading {
-	if t := p.targets[spec.Target]; t == nil || t.Kind != targets.KindNode {
+	if t := p.targets[spec.Target]; t == nil || t.Runtime != targets.RuntimeNode {
 		return nil
 	}
 	s, ok := srv.(localServer)
@@ -97,7 +97,7 @@ func (r *nodeReading) Close(w *Window) error {
 // close, GC pause time per second and pauses over the kept windows; a run of another runtime,
 // or one whose threads could not be read, says why it has none.
 func (p nodeProbe) Record(rec *session.Run, _ *Run, kept []Window) {
-	if t := p.targets[rec.Target]; t == nil || t.Kind != targets.KindNode {
+	if t := p.targets[rec.Target]; t == nil || t.Runtime != targets.RuntimeNode {
 		putNotRead(rec, notNode, true)
 		return
 	}

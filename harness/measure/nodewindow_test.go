@@ -85,7 +85,7 @@ func TestNodeWindowNotRead(t *testing.T) {
 	if w := nodeWindowOf(bad, good); w.NotRead != "" || len(w.Threads) != 1 || len(w.Partial) != 1 {
 		t.Errorf("failed open: %+v", w)
 	}
-	p := nodeProbe{targets: map[string]*targets.Target{"uws": {Name: "uws", Kind: targets.KindNode}, "nethttp": {Name: "nethttp", Kind: targets.KindGo}}}
+	p := nodeProbe{targets: map[string]*targets.Target{"uws": {Name: "uws", Runtime: targets.RuntimeNode}, "nethttp": {Name: "nethttp", Runtime: targets.RuntimeGo}}}
 	rec := session.Run{Target: "uws"}
 	p.Record(&rec, nil, []Window{{Closed: true, Node: &NodeWindow{NotRead: "the preload could not listen: path too long"}}})
 	if len(rec.Readings) != len(nodeLabels) {
@@ -122,7 +122,7 @@ func TestNodeWindowNotRead(t *testing.T) {
 func TestNodeRecord(t *testing.T) {
 	w := &NodeWindow{Threads: map[int]NodeThreadWindow{0: {ActiveMs: 970, IdleMs: 30, GCMs: 5, GCCount: 2}, 1: {ActiveMs: 990, IdleMs: 10}},
 		Seconds: 1, HeapUsed: 3 << 20, HeapTotal: 4 << 20, GCObserved: true}
-	p := nodeProbe{targets: map[string]*targets.Target{"uws": {Name: "uws", Kind: targets.KindNode}}}
+	p := nodeProbe{targets: map[string]*targets.Target{"uws": {Name: "uws", Runtime: targets.RuntimeNode}}}
 	rec := session.Run{Target: "uws"}
 	p.Record(&rec, nil, []Window{{Closed: true, Node: w}})
 	want := map[string]float64{NodeELUBusiestReading: 99, NodeELUMainReading: 97, NodeHeapUsedReading: 3, NodeHeapTotalReading: 4,

@@ -101,7 +101,7 @@ func (p usageProbe) Record(rec *session.Run, run *Run, kept []Window) {
 // recordThreads writes the thread readings over kept, with a binding's loop busy fraction.
 func (p usageProbe) recordThreads(rec *session.Run, spec Spec, kept []Window) {
 	loops := 0
-	if t := p.targets[spec.Target]; t != nil && t.Kind == targets.KindBinding {
+	if t := p.targets[spec.Target]; t != nil && t.LoopThreads {
 		loops = p.plan.of(spec).ServerThreads()
 	}
 	addReadings(rec, threadReadings(kept, loops))

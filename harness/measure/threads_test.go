@@ -113,7 +113,7 @@ func TestThreadReadingsOverWindows(t *testing.T) {
 // a binding's, over the loops it gave the server.
 func TestUsageProbeRecordsThreads(t *testing.T) {
 	p := usageProbe{
-		targets: map[string]*targets.Target{"binding": {Name: "binding", Kind: targets.KindBinding}, "fasthttp": {Name: "fasthttp", Kind: targets.KindGo}},
+		targets: map[string]*targets.Target{"binding": {Name: "binding", Runtime: targets.RuntimeGo, LoopThreads: true}, "fasthttp": {Name: "fasthttp", Runtime: targets.RuntimeGo}},
 		plan:    Plan{Method: profile.Method{CPUsServer: "0"}},
 	}
 	w := threadWindow(9, time.Second, []procfs.Thread{th(9, 0, 0), th(10, 0, 0)}, []procfs.Thread{th(9, 0.9, 0.04), th(10, 0.05, 0.01)})

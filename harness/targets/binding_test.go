@@ -68,10 +68,10 @@ func TestBindingCommandLine(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "bin", "binding-server"), []byte(stub), 0o755)
 	for name, want := range map[string]string{
 		"binding":              "--port %d --threads 2\n",
-		"binding-static":       "--port %d --threads 2 --static\n",
-		"binding-ownp":         "--port %d --threads 2 --own-p\n",
+		"binding-static":       "--port %d --static --threads 2\n",
+		"binding-ownp":         "--port %d --own-p --threads 2\n",
 		"binding-uring":        "--port %d --threads 2 uring\n",
-		"binding-static-uring": "--port %d --threads 2 --static uring\n",
+		"binding-static-uring": "--port %d --static --threads 2 uring\n",
 	} {
 		tg, err := Resolve(name)
 		if err != nil {

@@ -2,7 +2,8 @@ package targets
 
 import (
 	"fmt"
-	"os/exec"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,78 +18,81 @@ func (t *Target) command(port int, o StartOptions) (argv, env []string, err erro
 	// Every kind of server reads where to listen from here (a cmd: target may: its command
 	// decides); explicit, so none inherits another address from the harness's environment.
 	env = []string{"PORT=" + p, ListenEnv + "=" + o.listen()}
+	ncpu := 0
 	if o.CPUs != "" {
 		cpus, err := machine.ParseCPUs(o.CPUs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
 		}
-		n := len(cpus)
-		if t.Kind == KindGo || t.Kind == KindBinding {
-			// Match the scheduler to the pinned set rather than leave it to the runtime's guess.
-			env = append(env, "GOMAXPROCS="+strconv.Itoa(n))
-		}
+		ncpu = len(cpus)
 	}
-	wrap := append([]string(nil), o.Wrap...)
-	switch t.Kind {
-	case KindBinding:
-		argv = []string{t.binary, "--port", p}
-		if o.Threads > 0 {
-			argv = append(argv, "--threads", strconv.Itoa(o.Threads))
-		}
-		if t.static {
-			argv = append(argv, "--static")
-		}
-		if t.ownP {
-			argv = append(argv, "--own-p")
-		}
-		if t.uring {
-			// The same binary with its loops on io_uring; it refuses to start, saying why,
-			// where the kernel refuses io_uring (docs/io_uring.md).
-			env = append(env, "BINDRACE_LOOP=uring")
-		}
-		argv = append(wrap, argv...)
-	case KindGo:
-		argv = []string{t.binary, "--target", t.base(), "--port", p} // a capped target serves as itself
-		if o.Threads > 0 {
-			argv = append(argv, "--threads", strconv.Itoa(o.Threads))
-		}
-		argv = append(wrap, argv...)
-	case KindNode:
-		js, err := t.bundle()
-		if err != nil {
+	if t.def == nil {
+		argv = shellCommand(t.Command, p, o)
+	} else {
+		var more []string
+		if argv, more, err = t.definedCommand(p, o); err != nil {
 			return nil, nil, err
 		}
-		node, err := exec.LookPath("node")
-		if err != nil {
-			return nil, nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
+		env = append(env, more...)
+		if ncpu > 0 && t.Runtime == RuntimeGo {
+			// Match the scheduler to the pinned set rather than leave it to the runtime's guess.
+			env = append(env, "GOMAXPROCS="+strconv.Itoa(ncpu))
 		}
-		// The preload reads the runtime's figures in every thread (a Worker inherits execArgv)
-		// without touching the server; it does nothing unless told where to listen.
-		argv = append(wrap, node, "--require", preloadPath(t.root), js)
-		env = append(env, "NODE_PATH="+modulesDir(t.root))
-		if o.nodeDir != "" {
-			env = append(env, NodeMetricsEnv+"="+o.nodeDir)
-		}
-		if o.Threads > 0 {
-			env = append(env, "THREADS="+strconv.Itoa(o.Threads))
-		}
-	case KindCommand:
-		cmd := strings.ReplaceAll(t.Command, "{port}", p)
-		cmd = strings.ReplaceAll(cmd, "{threads}", strconv.Itoa(max(o.Threads, 1)))
-		if isSimpleCommand(cmd) {
-			argv = []string{"sh", "-c", "exec " + shellJoin(wrap) + cmd}
-		} else {
-			// A compound command cannot be exec'd as a whole: the shell stays the measured pid
-			// and a wrapper applies to the shell. Users who care end it with `exec server …`.
-			argv = append(wrap, "sh", "-c", cmd)
-		}
-	default:
-		return nil, nil, fmt.Errorf("target %s: unknown kind %q", t.Name, t.Kind)
 	}
 	if o.CPUs != "" {
 		argv = append([]string{"taskset", "-c", o.CPUs}, argv...)
 	}
 	return argv, env, nil
+}
+
+// definedCommand is a definition's start command and environment, with the thread count when
+// one is given and, for node, the harness's runtime-figures preload.
+func (t *Target) definedCommand(port string, o StartOptions) (argv, env []string, err error) {
+	if t.def.Prepare.Bundle != nil {
+		if _, err := t.bundle(); err != nil {
+			return nil, nil, err
+		}
+	}
+	fill := func(s string) string {
+		return strings.NewReplacer("{port}", port, "{threads}", strconv.Itoa(o.Threads)).Replace(t.expand(s))
+	}
+	start := t.def.Start
+	argv = []string{t.executable()}
+	for _, a := range start.Command[1:] {
+		argv = append(argv, fill(a))
+	}
+	env = envList(start.Env, fill)
+	if o.Threads > 0 {
+		for _, a := range start.Threads.Args {
+			argv = append(argv, fill(a))
+		}
+		env = append(env, envList(start.Threads.Env, fill)...)
+	}
+	if t.Runtime == RuntimeNode {
+		argv, env = t.withPreload(argv, env, o.nodeDir)
+	}
+	return append(append([]string(nil), o.Wrap...), argv...), env, nil
+}
+
+// shellCommand runs a cmd: target's command line under sh, exec'd where it can be.
+func shellCommand(command, port string, o StartOptions) []string {
+	cmd := strings.ReplaceAll(command, "{port}", port)
+	cmd = strings.ReplaceAll(cmd, "{threads}", strconv.Itoa(max(o.Threads, 1)))
+	if isSimpleCommand(cmd) {
+		return []string{"sh", "-c", "exec " + shellJoin(o.Wrap) + cmd}
+	}
+	// A compound command cannot be exec'd as a whole: the shell stays the measured pid and a
+	// wrapper applies to the shell. Users who care end it with `exec server …`.
+	return append(append([]string(nil), o.Wrap...), "sh", "-c", cmd)
+}
+
+// envList is vars as NAME=value, sorted so a command line reads the same every time.
+func envList(vars map[string]string, fill func(string) string) []string {
+	out := make([]string, 0, len(vars))
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		out = append(out, k+"="+fill(vars[k]))
+	}
+	return out
 }
 
 // ListenEnv names the variable that tells a scenario server the address to listen on.

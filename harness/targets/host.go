@@ -3,6 +3,7 @@ package targets
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // HostNeeds is what a target needs on another host to run there under `bindrace serve`,
@@ -18,19 +19,53 @@ type HostFile struct {
 	Local, Rel string
 }
 
-// ForHost says what t needs on another host. Resolve owns where a target's files are, so a
-// capped target (T@cpuNN) needs what T needs. A cmd: target cannot run elsewhere: its command
-// is this machine's.
+// ForHost says what t needs on another host: the files its definition runs from, each where
+// Resolve looks for it on the host (under the checkout, or its bin/), and the Node its bundle
+// targets. Resolve owns where a target's files are, so a capped target (T@cpuNN) needs what T
+// needs. Only a built-in definition travels (it is compiled into the executable the host gets);
+// a cmd: command or a user's definition is this machine's.
 func (t *Target) ForHost() (HostNeeds, error) {
-	switch t.Kind {
-	case KindBinding, KindGo: // binding-server, or go-server for fasthttp and nethttp
-		return HostNeeds{Files: []HostFile{{Local: t.binary, Rel: filepath.Join("bin", filepath.Base(t.binary))}}}, nil
-	case KindNode:
-		rel, err := filepath.Rel(t.root, uwsDir(t.root))
-		if err != nil {
-			return HostNeeds{}, fmt.Errorf("target %s: %w", t.Name, err)
-		}
-		return HostNeeds{Files: []HostFile{{Local: uwsDir(t.root), Rel: rel}}, NodeMajor: nodeMajor}, nil
+	switch {
+	case t.def == nil:
+		return HostNeeds{}, fmt.Errorf("target %s cannot run on another host: its command is this machine's", t.Name)
+	case !t.def.builtin:
+		return HostNeeds{}, fmt.Errorf("target %s cannot run on another host: its definition (%s) is this machine's; only built-in targets travel", t.Name, t.def.file)
 	}
-	return HostNeeds{}, fmt.Errorf("target %s cannot run on another host: its command is this machine's", t.Name)
+	var needs HostNeeds
+	files := t.def.Files
+	if len(files) == 0 {
+		files = t.def.Prepare.Produces
+	}
+	for _, f := range t.expandAll(files) {
+		if f == t.expand(t.def.Start.Command[0]) {
+			f = t.executable() // $override_env's build goes where the definition's would be
+		}
+		rel, err := t.onHost(f)
+		if err != nil {
+			return HostNeeds{}, err
+		}
+		needs.Files = append(needs.Files, HostFile{Local: f, Rel: rel})
+	}
+	if b := t.def.Prepare.Bundle; b != nil {
+		needs.NodeMajor = b.Node
+	}
+	return needs, nil
+}
+
+// onHost is where a file of the target goes on another host: a binary into the checkout's
+// bin/ (where {bin} points there), anything else at its place under the checkout.
+func (t *Target) onHost(local string) (string, error) {
+	if cmd := t.def.Start.Command[0]; strings.HasPrefix(cmd, "{bin}/") && local == t.executable() {
+		return filepath.Join("bin", strings.TrimPrefix(cmd, "{bin}/")), nil
+	}
+	for _, base := range []string{"{bin}", "{root}"} {
+		rel, err := filepath.Rel(t.paths[base], local)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			if base == "{bin}" {
+				rel = filepath.Join("bin", rel)
+			}
+			return rel, nil
+		}
+	}
+	return "", fmt.Errorf("target %s: %s is outside the checkout and its bin/: it cannot be placed on another host", t.Name, local)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // NodeMetricsEnv names the private directory a node target's preload (uws/preload.cjs) listens
@@ -21,7 +22,27 @@ type NodeRuntime struct {
 
 // preloadPath is the preload node is started with (`--require`). It lives in the uws tree, so it
 // travels to another host with the target (ForHost) and the server runs there as it runs here.
-func preloadPath(root string) string { return filepath.Join(uwsDir(root), "preload.cjs") }
+func preloadPath(root string) string {
+	return filepath.Join(root, "harness", "targets", "uws", "preload.cjs")
+}
+
+// withPreload has a node server's threads load the preload, which reads the runtime's figures
+// in every thread (a Worker inherits execArgv) without touching the server, and tells it where to
+// listen; it does nothing unless told. node started directly gets --require; a command that
+// starts node itself (a script, npm) gets it through NODE_OPTIONS.
+func (t *Target) withPreload(argv, env []string, dir string) ([]string, []string) {
+	preload := preloadPath(t.paths["{root}"])
+	if b := filepath.Base(argv[0]); b == "node" || b == "nodejs" {
+		argv = append([]string{argv[0], "--require", preload}, argv[1:]...)
+	} else {
+		opts := strings.TrimSpace(t.def.Start.Env["NODE_OPTIONS"] + " --require=" + preload)
+		env = append(env, "NODE_OPTIONS="+opts)
+	}
+	if dir != "" {
+		env = append(env, NodeMetricsEnv+"="+dir)
+	}
+	return argv, env
+}
 
 // newNodeRuntime makes a node server's private directory. A short one under the temporary
 // directory: a socket's path has 107 bytes of room.

@@ -15,7 +15,7 @@ import (
 
 func TestQuotaName(t *testing.T) {
 	tg, err := Resolve("nethttp@cpu95")
-	if err != nil || tg.Name != "nethttp@cpu95" || tg.CPUQuotaPct != 95 || tg.Kind != KindGo {
+	if err != nil || tg.Name != "nethttp@cpu95" || tg.CPUQuotaPct != 95 || tg.Runtime != RuntimeGo {
 		t.Fatalf("%+v %v", tg, err)
 	}
 	if b, _ := tg.Build(); b["cpu_quota_pct"] != "95" || b["kind"] != "go-stdlib" {

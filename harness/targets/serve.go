@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ServeOptions say how Serve runs a target in the foreground.
@@ -46,12 +47,7 @@ func (o ServeOptions) ready(r Ready) error {
 	return r.write(o.Ready)
 }
 
-// TargetHelp lists the target names for a flag's help.
+// TargetHelp lists the target names for a flag's help, from the definitions known.
 func TargetHelp() string {
-	names := Names()
-	out := ""
-	for _, n := range names {
-		out += n + ", "
-	}
-	return out + "cmd:<command with {port}>"
+	return strings.Join(Names(), ", ") + ", cmd:<command with {port}>, or a definition file's path"
 }

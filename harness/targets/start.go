@@ -26,7 +26,7 @@ type StartOptions struct {
 	Threads      int           // server threads/event loops; 0: the server's default
 	CPUs         string        // taskset CPU list ("1", "2-3"); "" = not pinned
 	Wrap         []string      // command prefix, e.g. valgrind; the server stays the measured pid
-	StartTimeout time.Duration // 0: 10 s, or 2 min when wrapped
+	StartTimeout time.Duration // 0: the definition's start.timeout_s or 10 s; 2 min when wrapped
 	Log          io.Writer     // server stdout/stderr are copied here when set
 	Env          []string      // more environment, e.g. the database's (harness/db.EnvURL, EnvPool)
 	// Listen is the IP address the server listens on; "": loopback (127.0.0.1). A server
@@ -114,7 +114,7 @@ var errPortTaken = errors.New("port taken by another process")
 
 func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, error) {
 	var node *NodeRuntime
-	if t.Kind == KindNode {
+	if t.Runtime == RuntimeNode {
 		node = newNodeRuntime()
 		o.nodeDir = node.Dir
 	}
@@ -126,12 +126,16 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	timeout := o.StartTimeout
 	if timeout == 0 {
 		timeout = defaultStartTimeout
+		if t.def != nil && t.def.Start.TimeoutS > 0 {
+			timeout = time.Duration(t.def.Start.TimeoutS) * time.Second
+		}
 		if len(o.Wrap) > 0 {
 			timeout = wrappedStartTimeout
 		}
 	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = t.startDir()
 	cmd.Env = append(append(os.Environ(), env...), o.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid: true, // own group: Stop signals the server and anything it spawned

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,46 +19,37 @@ import (
 	"github.com/bindrace/bindrace/harness/internal/machine"
 )
 
-// Kind says how a target runs.
-type Kind string
-
-const (
-	KindBinding Kind = "binding" // bin/binding-server*: Go handlers on the native core
-	KindGo      Kind = "go"      // fasthttp, nethttp: bin/go-server
-	KindNode    Kind = "node"    // uws: the bundled TypeScript server under node
-	KindCommand Kind = "command" // cmd:<...> and reference: any external server
-)
-
-// Target is a resolved target name: what to run and where its files are.
+// Target is a resolved target name: its definition, with the folders its placeholders name.
 type Target struct {
-	Name    string
-	Kind    Kind
-	Command string // KindCommand: the shell command, "{port}" not yet substituted
-
-	root   string // repo root (binding, node kinds)
-	binary string // KindBinding, KindGo: the server binary
-	static bool   // binding-static: routes answered in C++ only
-	ownP   bool   // binding-ownp: each loop keeps a Go processor of its own (--own-p)
-	uring  bool   // binding-uring, binding-static-uring: the native loop on io_uring (BINDRACE_LOOP=uring)
+	Name        string
+	Runtime     Runtime // which runtime figures the harness can read
+	LoopThreads bool    // one event-loop thread per server thread, each with a busy fraction
+	Command     string  // cmd: and reference: the shell command, "{port}" not yet substituted
 
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
 	CPUQuotaPct int
+
+	def   *Definition       // nil for a cmd: target
+	paths map[string]string // "{root}", "{bin}", "{dir}"
 }
 
-var fixedNames = []string{"binding", "binding-plain", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring", "uws", "fasthttp", "nethttp"}
-
-// Names lists the target names Resolve accepts, besides "cmd:<command with {port}>";
-// "reference" is listed when $BINDRACE_REFERENCE is set.
+// Names lists the target names Resolve accepts, besides "cmd:<command with {port}>" and a
+// definition file's path: the built-in ones, then those of --targets-dir; "reference" is listed
+// when $BINDRACE_REFERENCE is set.
 func Names() []string {
-	names := append([]string(nil), fixedNames...)
+	var names []string
+	for _, d := range Definitions() {
+		names = append(names, d.Name)
+	}
 	if os.Getenv("BINDRACE_REFERENCE") != "" {
 		names = append(names, "reference")
 	}
 	return names
 }
 
-// Resolve finds a target by name and checks that what it needs is there (a built binary, the
-// Node modules), so a run fails before it starts rather than half-way.
+// Resolve finds a target by name (or a definition file by its path) and checks that what it
+// needs is there (a built binary, the Node modules), so a run fails before it starts rather
+// than half-way.
 func Resolve(name string) (*Target, error) {
 	base, pct, err := splitQuota(name)
 	if err != nil {
@@ -71,73 +63,158 @@ func Resolve(name string) (*Target, error) {
 		t.Name, t.CPUQuotaPct = name, pct
 		return t, nil
 	}
-	switch name {
-	case "fasthttp", "nethttp":
-		return resolveBinary(name, KindGo, goServerEnv, "go-server", "make build")
-	case "binding", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring":
-		return resolveBinary(name, KindBinding, "", "binding-server", "make build")
-	case "binding-plain":
-		return resolveBinary(name, KindBinding, "", "binding-server-plain", "make build-plain")
-	case "uws":
-		return resolveUWS()
-	case "reference":
+	if name == "reference" {
 		ref := strings.TrimSpace(os.Getenv("BINDRACE_REFERENCE"))
 		if ref == "" {
 			return nil, fmt.Errorf("target reference: set BINDRACE_REFERENCE to a command with {port}, e.g. BINDRACE_REFERENCE='./my-server --port {port}'")
 		}
-		return &Target{Name: "reference", Kind: KindCommand, Command: strings.TrimPrefix(ref, "cmd:")}, nil
+		return &Target{Name: "reference", Runtime: RuntimeOther, Command: strings.TrimPrefix(ref, "cmd:")}, nil
 	}
 	if cmd, ok := strings.CutPrefix(name, "cmd:"); ok {
 		if strings.TrimSpace(cmd) == "" {
 			return nil, fmt.Errorf("target %q: empty command; write cmd:<command with {port}>", name)
 		}
-		return &Target{Name: name, Kind: KindCommand, Command: cmd}, nil
+		return &Target{Name: name, Runtime: RuntimeOther, Command: cmd}, nil
 	}
-	return nil, fmt.Errorf("unknown target %q (known: %s, cmd:<command with {port}>; any of them@cpuNN caps its CPU time at NN%%)", name, strings.Join(Names(), ", "))
+	d, ok, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("unknown target %q (known: %s, cmd:<command with {port}>, or a definition file's path; any of them@cpuNN caps its CPU time at NN%%)", name, strings.Join(Names(), ", "))
+	}
+	return fromDefinition(d)
 }
 
-// goServerEnv names a go-server binary to run instead of bin/go-server (tests build their own:
-// harness/internal/testbin).
-const goServerEnv = "BINDRACE_GO_SERVER"
+// fromDefinition fills a definition's folders in and checks that what it runs from is there.
+func fromDefinition(d *Definition) (*Target, error) {
+	t, err := withPaths(d)
+	if err != nil {
+		return nil, err
+	}
+	return t, t.checkReady()
+}
 
-// resolveBinary finds a server binary: $env when set, else in $BINDRACE_BIN, else in the
-// repository's bin/; make is what builds it.
-func resolveBinary(name string, kind Kind, env, binary, make string) (*Target, error) {
+// withPaths is the target a definition describes, its placeholders' folders filled in.
+func withPaths(d *Definition) (*Target, error) {
 	root, err := machine.RepoRoot()
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", name, err)
+		return nil, fmt.Errorf("target %s: %w", d.Name, err)
 	}
-	dir := filepath.Join(root, "bin")
-	if d := os.Getenv("BINDRACE_BIN"); d != "" {
-		dir = d // servers built elsewhere, e.g. a candidate from another checkout
+	bin := filepath.Join(root, "bin")
+	if b := os.Getenv("BINDRACE_BIN"); b != "" {
+		bin = b // servers built elsewhere, e.g. a candidate from another checkout
 	}
-	path := filepath.Join(dir, binary)
-	if p := os.Getenv(env); env != "" && p != "" {
-		path = p
+	dir := filepath.Dir(d.file)
+	if d.builtin {
+		dir = filepath.Join(root, builtinDir)
 	}
-	if st, err := os.Stat(path); err != nil || st.IsDir() {
-		return nil, fmt.Errorf("target %s: %s is missing: run `%s` in %s", name, path, make, root)
-	}
-	return &Target{Name: name, Kind: kind, root: root, binary: path, static: name == "binding-static" || name == "binding-static-uring",
-		ownP: name == "binding-ownp", uring: name == "binding-uring" || name == "binding-static-uring"}, nil
+	return &Target{Name: d.Name, Runtime: d.Runtime, LoopThreads: d.LoopThreads, def: d,
+		paths: map[string]string{"{root}": root, "{bin}": bin, "{dir}": dir}}, nil
 }
 
-// Artifact is what the target ships: the server binary for binding* and the Go targets, the
-// esbuild bundle for uws and the command's executable for cmd: targets.
+// checkReady checks that what the target runs from is there: what its preparation produces,
+// and node for a node target.
+func (t *Target) checkReady() error {
+	if err := t.checkPrepared(); err != nil {
+		return err
+	}
+	if t.Runtime == RuntimeNode {
+		if _, err := exec.LookPath("node"); err != nil {
+			return fmt.Errorf("target %s: node is not on PATH: run scripts/setup.sh", t.Name)
+		}
+	}
+	return nil
+}
+
+// checkPrepared says how to prepare the target when something it runs from is missing.
+func (t *Target) checkPrepared() error {
+	need := t.expandAll(t.def.Prepare.Produces)
+	if exe, overridden := t.override(); overridden {
+		need = slices.DeleteFunc(need, func(p string) bool { return p == t.expand(t.def.Start.Command[0]) })
+		need = append(need, exe)
+	}
+	for _, p := range need {
+		if _, err := os.Stat(p); err != nil {
+			how := "its definition says no command prepares it"
+			if c := t.def.Prepare.Command; c != "" {
+				how = fmt.Sprintf("run `%s` in %s (or `bindrace target prepare %s`)", c, t.homeDir(), t.Name)
+			}
+			return fmt.Errorf("target %s: %s is missing: %s", t.Name, p, how)
+		}
+	}
+	return nil
+}
+
+// expand fills in the folders a definition's string names.
+func (t *Target) expand(s string) string {
+	for k, v := range t.paths {
+		s = strings.ReplaceAll(s, k, v)
+	}
+	return s
+}
+
+func (t *Target) expandAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = t.expand(s)
+	}
+	return out
+}
+
+// override is the executable $start.override_env names, when set.
+func (t *Target) override() (string, bool) {
+	if e := t.def.Start.OverrideEnv; e != "" {
+		if p := os.Getenv(e); p != "" {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// executable is the program a server start runs (before any wrapper).
+func (t *Target) executable() string {
+	if exe, ok := t.override(); ok {
+		return exe
+	}
+	return t.expand(t.def.Start.Command[0])
+}
+
+// startDir is the folder a server runs in: start.dir, or the definition's home (homeDir); ""
+// (the harness's own) for a cmd: target.
+func (t *Target) startDir() string {
+	switch {
+	case t.def == nil:
+		return ""
+	case t.def.Start.Dir != "":
+		return t.expand(t.def.Start.Dir)
+	}
+	return t.homeDir()
+}
+
+// homeDir is where a definition's commands run unless it says otherwise: its own folder, or the
+// checkout for a built-in target (its commands are the Makefile's and bin/'s).
+func (t *Target) homeDir() string {
+	if t.def.builtin {
+		return t.paths["{root}"]
+	}
+	return t.paths["{dir}"]
+}
+
+// Definition is where the target came from: its file, or "" for a cmd: target.
+func (t *Target) Definition() string {
+	if t.def == nil {
+		return ""
+	}
+	return t.def.file
+}
+
+// Artifact is what the target ships: the definition's artifact, its bundle, a node server's
+// script, or the command's executable.
 func (t *Target) Artifact() (string, int64, error) {
 	var path string
-	switch t.Kind {
-	case KindBinding, KindGo:
-		path = t.binary
-	case KindNode:
-		// The bundle only: the native addon is the upstream's prebuilt, identical for every
-		// uWebSockets.js app, and node itself is not counted either, as a Go binary's libc isn't.
-		p, err := t.bundle()
-		if err != nil {
-			return "", 0, err
-		}
-		path = p
-	case KindCommand:
+	switch {
+	case t.def == nil:
 		fields := strings.Fields(t.Command)
 		if len(fields) == 0 {
 			return "", 0, fmt.Errorf("target %s: empty command", t.Name)
@@ -147,6 +224,27 @@ func (t *Target) Artifact() (string, int64, error) {
 			return "", 0, fmt.Errorf("target %s: artefact: %w", t.Name, err)
 		}
 		path = p
+	case t.def.Prepare.Bundle != nil:
+		// The bundle only: the native addon is the upstream's prebuilt, identical for every
+		// uWebSockets.js app, and node itself is not counted either, as a Go binary's libc isn't.
+		p, err := t.bundle()
+		if err != nil {
+			return "", 0, err
+		}
+		path = p
+	case t.def.Artifact != "":
+		path = t.expand(t.def.Artifact)
+	case t.Runtime == RuntimeNode:
+		path = t.nodeScript()
+	default:
+		p, err := exec.LookPath(t.executable())
+		if err != nil {
+			return "", 0, fmt.Errorf("target %s: artefact: %w", t.Name, err)
+		}
+		path = p
+	}
+	if !filepath.IsAbs(path) && t.def != nil {
+		path = filepath.Join(t.startDir(), path)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -155,40 +253,67 @@ func (t *Target) Artifact() (string, int64, error) {
 	return path, st.Size(), nil
 }
 
+// nodeScript is the first argument of a node command that is not a flag: the server's script.
+func (t *Target) nodeScript() string {
+	for _, a := range t.expandAll(t.def.Start.Command[1:]) {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return t.executable()
+}
+
 // Versions reports what decides the target's behaviour: toolchain, library and upstream versions
 // and, for binding targets, the native build manifest's fields (prefixed "manifest.").
 func (t *Target) Versions() map[string]string {
 	v := map[string]string{"target": t.Name}
-	switch t.Kind {
-	case KindBinding:
-		v["binary"] = t.binary
-		if bi, err := buildinfo.ReadFile(t.binary); err == nil {
+	if t.def == nil {
+		v["command"] = t.Command
+		return v
+	}
+	if f := t.def.file; !t.def.builtin {
+		v["definition"] = f
+	}
+	id := t.def.Identity
+	switch id.Kind {
+	case "binding":
+		v["binary"] = t.executable()
+		if bi, err := buildinfo.ReadFile(t.executable()); err == nil {
 			v["go"] = bi.GoVersion
 		}
-		variant := "release"
-		if t.Name == "binding-plain" {
-			variant = "plain"
+		if id.Manifest != "" {
+			for k, val := range readManifest(t.expand(id.Manifest)) {
+				v["manifest."+k] = val
+			}
 		}
-		for k, val := range readManifest(filepath.Join(t.root, "build", variant, "manifest.json")) {
-			v["manifest."+k] = val
-		}
-	case KindGo:
-		v["binary"] = t.binary
-		bi, _ := buildinfo.ReadFile(t.binary)
+	case "go":
+		v["binary"] = t.executable()
+		bi, _ := buildinfo.ReadFile(t.executable())
 		v["go"] = goVersion(bi)
-		// The WebSocket library serves ws-echo; its version decides that scenario's behaviour.
-		if t.base() == "fasthttp" {
-			v["fasthttp"] = depVersion(bi, "github.com/valyala/fasthttp")
-			v["fasthttp/websocket"] = depVersion(bi, "github.com/fasthttp/websocket")
-		} else {
-			v["gorilla/websocket"] = depVersion(bi, "github.com/gorilla/websocket")
+		for label, path := range id.Modules {
+			v[label] = depVersion(bi, path)
 		}
-	case KindNode:
+	case "npm":
 		t.nodeVersions(v)
-	case KindCommand:
-		v["command"] = t.Command
+	default:
+		v["command"] = strings.Join(t.expandAll(t.def.Start.Command), " ")
 	}
 	return v
+}
+
+// UpstreamVersion is the version a headline shows for a pinned upstream ("" for our own build,
+// whose manifest says what it is, or when nothing names one).
+func (t *Target) UpstreamVersion() string {
+	if t.def == nil || t.def.Identity.Kind == "binding" {
+		return ""
+	}
+	v := t.Versions()
+	for _, k := range []string{t.def.Identity.Version, "go"} {
+		if s := v[k]; k != "" && s != "" && s != "unknown" {
+			return s
+		}
+	}
+	return ""
 }
 
 // Build says what a side of a race ran, for the summary and for matching a baseline: "kind"
@@ -197,34 +322,39 @@ func (t *Target) Versions() map[string]string {
 // (`--build-info`), so the answer holds for that binary whatever build/ holds now.
 func (t *Target) Build() (map[string]string, error) {
 	b := map[string]string{}
-	switch t.Kind {
-	case KindBinding:
-		out, err := exec.Command(t.binary, "--build-info").Output()
+	kind := ""
+	if t.def != nil {
+		kind = t.def.Identity.Kind
+	}
+	switch kind {
+	case "binding":
+		exe := t.executable()
+		out, err := exec.Command(exe, "--build-info").Output()
 		if err != nil {
-			return nil, fmt.Errorf("target %s: %s --build-info: %w", t.Name, t.binary, err)
+			return nil, fmt.Errorf("target %s: %s --build-info: %w", t.Name, exe, err)
 		}
 		if err := json.Unmarshal(out, &b); err != nil {
-			return nil, fmt.Errorf("target %s: %s --build-info printed %q: %w", t.Name, t.binary, out, err)
+			return nil, fmt.Errorf("target %s: %s --build-info printed %q: %w", t.Name, exe, out, err)
 		}
 		b["kind"] = b["variant"]
 		delete(b, "variant")
-	case KindGo:
-		bi, err := buildinfo.ReadFile(t.binary)
+	case "go":
+		bi, err := buildinfo.ReadFile(t.executable())
 		if err != nil {
-			return nil, fmt.Errorf("target %s: reading %s's build info: %w", t.Name, t.binary, err)
+			return nil, fmt.Errorf("target %s: reading %s's build info: %w", t.Name, t.executable(), err)
 		}
 		b["go"] = bi.GoVersion
-		if t.base() == "fasthttp" {
-			b["kind"], b["version"] = "go-module", depVersion(bi, "github.com/valyala/fasthttp")
+		if label := t.def.Identity.Version; label != "" {
+			b["kind"], b["version"] = "go-module", depVersion(bi, t.def.Identity.Modules[label])
 		} else {
 			b["kind"] = "go-stdlib"
 		}
-	case KindNode:
+	case "npm":
 		v := map[string]string{}
 		t.nodeVersions(v)
-		b["kind"], b["version"], b["node"] = "npm", v[upstreamPackage], v["node"]
-	case KindCommand:
-		b["kind"], b["command"] = "external", t.Command
+		b["kind"], b["version"], b["node"] = "npm", v[t.def.Identity.Version], v["node"]
+	default:
+		b["kind"], b["command"] = "external", t.Versions()["command"]
 	}
 	if t.CPUQuotaPct > 0 {
 		b["cpu_quota_pct"] = strconv.Itoa(t.CPUQuotaPct)
@@ -232,23 +362,32 @@ func (t *Target) Build() (map[string]string, error) {
 	return b, nil
 }
 
-// Static reports binding-static (and binding-static-uring): the fixed scenarios answered in C++
-// only, no database routes.
-func (t *Target) Static() bool { return t.static }
-
-// RefusesDB says why t cannot serve the database scenarios named, nil when it can: a static
-// binding answers from C++ alone and registers no database routes.
-func (t *Target) RefusesDB(scenarios []string) error {
-	if t.Kind == KindBinding && t.static {
-		return fmt.Errorf("target %s answers in C++ only and has no database routes: the database scenarios (%v) need binding or binding-plain", t.Name, scenarios)
+// Refuses says which of the scenarios named t does not serve, nil when it serves them all: a
+// definition claims its scenarios; a cmd: command is taken at its word.
+func (t *Target) Refuses(scenarios []string) error {
+	if t.def == nil {
+		return nil
+	}
+	var not []string
+	for _, s := range scenarios {
+		if !t.def.Serves(s) {
+			not = append(not, s)
+		}
+	}
+	if len(not) > 0 {
+		return fmt.Errorf("target %s does not serve %s: its definition (%s) claims %s", t.Name, strings.Join(not, ", "), t.def.file, strings.Join(t.def.Scenarios, ", "))
 	}
 	return nil
 }
 
-// TakesThreads reports whether the target can be told its thread count: every kind but a
-// cmd: command without "{threads}".
+// TakesThreads reports whether the target can be told its thread count: its definition says
+// how, or its cmd: command has "{threads}".
 func (t *Target) TakesThreads() bool {
-	return t.Kind != KindCommand || strings.Contains(t.Command, "{threads}")
+	if t.def == nil {
+		return strings.Contains(t.Command, "{threads}")
+	}
+	th := t.def.Start.Threads
+	return len(th.Args) > 0 || len(th.Env) > 0
 }
 
 // readManifest flattens the manifest's scalar fields; nested values are left to the report.
@@ -320,10 +459,4 @@ func goVersion(bi *buildinfo.BuildInfo) string {
 		return "unknown"
 	}
 	return bi.GoVersion
-}
-
-// base is the target's name without a CPU cap ("fasthttp@cpu95" serves as fasthttp).
-func (t *Target) base() string {
-	b, _, _ := splitQuota(t.Name)
-	return b
 }

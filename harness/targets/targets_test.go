@@ -55,7 +55,7 @@ func TestResolveReference(t *testing.T) {
 	}
 	t.Setenv("BINDRACE_REFERENCE", "cmd:./ref --port {port}")
 	tg, err := Resolve("reference")
-	if err != nil || tg.Kind != KindCommand || tg.Command != "./ref --port {port}" {
+	if err != nil || tg.Runtime != RuntimeOther || tg.Command != "./ref --port {port}" {
 		t.Fatalf("Resolve(reference) = %+v, %v", tg, err)
 	}
 	if n := Names(); n[len(n)-1] != "reference" {

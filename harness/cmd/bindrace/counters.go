@@ -75,7 +75,8 @@ type countersArgs struct {
 
 // register puts the flags on fs.
 func (a *countersArgs) register(fs *pflag.FlagSet, stderr io.Writer) {
-	fs.StringVar(&a.target, "target", "", "target name: "+strings.Join(targets.Names(), ", ")+", cmd:<command with {port}>")
+	fs.StringVar(&a.target, "target", "", "target: "+targets.TargetHelp())
+	addTargetFlags(fs)
 	fs.StringVar(&a.scenario, "scenario", "ping", "scenario: "+strings.Join(scenario.Names(), ", ")+", or a database one ("+strings.Join(scenario.DBNames(), ", ")+": PostgreSQL starts beside the server, on the load generator's CPUs)")
 	o := &a.o
 	fs.StringVar(&o.Mode, "mode", "perf", counters.ModeNames(func(m counters.Mode) bool { return m.Alone }))
@@ -106,7 +107,7 @@ func (a *countersArgs) check() string {
 	o := a.o
 	switch {
 	case a.target == "":
-		return fmt.Sprintf("--target is required (known: %s, cmd:<command with {port}>)", strings.Join(targets.Names(), ", "))
+		return "--target is required (" + targets.TargetHelp() + ")"
 	case o.Sample && o.Mode != "perf":
 		return "--sample needs --mode perf (it samples a server under live load)"
 	case o.Mode != "perf" && o.N <= 0:

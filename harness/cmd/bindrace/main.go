@@ -25,6 +25,7 @@ type command struct {
 var commands = []command{
 	{"serve", "run one target's scenario server in the foreground", serveCommand},
 	{"verify", "check every scenario on each target", verifyCommand},
+	{"target", "the targets' definitions: list them, prepare them", targetCommand},
 	{"race", "race two targets in balanced AB/BA pairs, gate, write reports", raceCommand},
 	{"matrix", "N targets, shuffled order per round, position-bias check", matrixCommand},
 	{"sweep", "latency at a series of fixed rates per target, and the rate under an SLO", sweepCommand},

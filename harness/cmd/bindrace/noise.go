@@ -27,6 +27,7 @@ Exit status: 0 done, 2 error (a race that could not finish; what was measured is
 func calibrateCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("calibrate", stderr)
 	target := fs.String("target", "binding", "target to calibrate")
+	addTargetFlags(fs)
 	pf := addProfileFlags(fs, "release-linux", false)
 	slowdowns := fs.IntSlice("slowdowns", []int{0, 5}, "slowdowns in percent of CPU time (0 = the target against itself)")
 	races := fs.Int("races", 3, "races per slowdown")
@@ -95,6 +96,7 @@ Exit status: 0 done, 2 error.`
 func noiseCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("noise", stderr)
 	target := fs.String("target", "binding", "target to measure")
+	addTargetFlags(fs)
 	pf := addProfileFlags(fs, "release-linux", false)
 	procs := fs.Int("processes", 6, "fresh server processes")
 	noASLR := fs.Bool("setarch-r", false, "run the server under setarch -R (address-space layout randomisation off)")

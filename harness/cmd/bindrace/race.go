@@ -8,16 +8,17 @@ import (
 	"github.com/bindrace/bindrace/harness/gate"
 	"github.com/bindrace/bindrace/harness/kinds"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
-const raceUsage = `Usage: bindrace race --a TARGET --b TARGET [--profile NAME] [flags]
+var raceUsage = fmt.Sprintf(`Usage: bindrace race --a TARGET --b TARGET [--profile NAME] [flags]
 
 Races two targets in balanced AB/BA pairs, one fresh server process per run, applies the
 profile's gate and writes results/<session>/ (summary.json, raw.json, manifest.json,
 summary.md, summary.csv, report.html). The headline verdict is the last line on stdout.
 
-Targets: binding, binding-plain, binding-static, binding-uring, binding-static-uring, uws,
-fasthttp, nethttp, cmd:<command with {port}>, reference (from $BINDRACE_REFERENCE). Flags given
+Targets: %s;
+reference (from $BINDRACE_REFERENCE); --targets-dir adds a folder of definitions. Flags given
 here override the profile; a profile's value a scenario cannot take (windows for the database
 scenarios) adapts, with a warning.
 
@@ -30,13 +31,14 @@ A profile with several scenarios or extra races writes one sub-session per race
 (results/<session>/<name>/) plus index.json; the overall verdict is the worst one.
 
 Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 error or incomplete session (a target that
-fails to start or to verify, dies mid-run, or SIGINT/SIGTERM: partial results are saved).`
+fails to start or to verify, dies mid-run, or SIGINT/SIGTERM: partial results are saved).`, targets.TargetHelp())
 
 // raceCommand is `bindrace race`.
 func raceCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("race", stderr)
 	a := fs.String("a", "", "target A (the candidate)")
 	b := fs.String("b", "", "target B (the reference)")
+	addTargetFlags(fs)
 	pf := addProfileFlags(fs, defaultProfile, false)
 	lag := addRateFlags(fs, pf)
 	sf := addSessionFlags(fs, "<a>-vs-<b>", "the race, recorded in its shape (a race draws nothing at random: its pairs alternate AB and BA)")
@@ -106,6 +108,7 @@ Exit status: 0 done, 2 error or incomplete session.`
 func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("matrix", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
+	addTargetFlags(fs)
 	pf := addProfileFlags(fs, defaultProfile, true)
 	sf := addSessionFlags(fs, "matrix-<targets>", "the shuffled orders")
 	if code, done := parseNoArgs(fs, "matrix", matrixUsage, args, stdout, stderr); done {

@@ -31,6 +31,7 @@ unknown target), an error or an incomplete session (partial results are saved).`
 func scaleCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("scale", stderr)
 	list := fs.String("targets", "", "comma-separated targets")
+	addTargetFlags(fs)
 	threads := fs.String("threads", "", "comma-separated server thread counts, e.g. 1,2,4")
 	pf := addScaleFlags(fs)
 	var of outputFlags

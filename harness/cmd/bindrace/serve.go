@@ -25,6 +25,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		"It listens on 127.0.0.1 unless --listen names another address of this host.\n"+
 		"Once it listens, stdout gets one JSON line: {\"target\", \"host\", \"port\", \"pid\", \"started_ms\"}.\n\n", stderr)
 	target := fs.StringP("target", "t", "", "target to serve: "+targets.TargetHelp())
+	addTargetFlags(fs)
 	port := fs.IntP("port", "p", 0, "TCP port to listen on (0: a free one, printed)")
 	threads := fs.Int("threads", 0, "server threads: event loops for binding, GOMAXPROCS for fasthttp/nethttp (0: default)")
 	listen := fs.String("listen", "127.0.0.1", "IP address to listen on: loopback unless other hosts must reach the server (0.0.0.0: every IPv4 address)")
@@ -107,6 +108,7 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 		"Starts each target fresh, checks every scenario's status, content type, headers and body, stops it.\n"+
 		"Exit 0 when all pass, 2 on any mismatch or error.\n\n", stderr)
 	tnames := fs.StringSliceP("target", "t", nil, "targets to verify, comma-separated: "+targets.TargetHelp())
+	addTargetFlags(fs)
 	snames := fs.StringSliceP("scenario", "s", scenario.Names(), "scenarios to check (the database scenarios "+strings.Join(scenario.DBNames(), ", ")+" start PostgreSQL and are checked against it)")
 	cpus := fs.String("cpus", "", "taskset CPU list for the server (default: not pinned)")
 	dbo := addDBFlags(fs)
@@ -138,6 +140,10 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	out := newSessionOutput(stderr)
 	defer out.done()
 	res, err := kinds.Verify(ctx, kinds.VerifyOptions{Targets: names, Scenarios: scs, CPUs: *cpus, DB: *dbo, Events: out.event,
+		ScenariosGiven: fs.Changed("scenario"),
+		Skipped: func(target, scen string) {
+			fmt.Fprintf(stdout, "skip  %s/%s: its definition does not claim it\n", target, scen)
+		},
 		Report: func(target, scen string, err error) {
 			switch {
 			case scen == "":

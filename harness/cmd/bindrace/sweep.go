@@ -26,6 +26,7 @@ Exit status: 0 done (whatever the SLO says), 2 bad input, an error or an incompl
 func sweepCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sweep", stderr)
 	list := fs.String("targets", "", "comma-separated targets, e.g. binding,fasthttp,uws")
+	addTargetFlags(fs)
 	rates := fs.Float64Slice("rates", nil, "rates to measure at, requests/s in all, comma-separated")
 	fractions := fs.Float64Slice("fractions", nil, "fractions in (0, 1] of each target's closed-loop maximum, comma-separated")
 	slo := fs.Duration("slo", 0, "latency objective for p99, e.g. 1ms: report the highest rate that keeps p99 under it")

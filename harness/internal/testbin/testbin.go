@@ -14,7 +14,7 @@ import (
 )
 
 // GoServerEnv is where harness/targets looks for the go-server binary before bin/ (its
-// goServerEnv; a test there holds the two equal).
+// the Go targets' override_env; a test there holds the two equal).
 const GoServerEnv = "BINDRACE_GO_SERVER"
 
 // BuildGoServer builds go-server into dir and points $BINDRACE_GO_SERVER at it.

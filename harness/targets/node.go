@@ -13,7 +13,6 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 
 	"github.com/bindrace/bindrace/harness/db"
-	"github.com/bindrace/bindrace/harness/internal/machine"
 	"github.com/bindrace/bindrace/harness/scenario"
 )
 
@@ -21,38 +20,15 @@ import (
 // after 20.30 need glibc 2.38 and Debian 12 has 2.36.
 const upstreamPackage = "@trufflesuite/uws-js-unofficial"
 
-// nodeMajor is the Node version the pinned build runs on, and the bundle's target.
-const nodeMajor = 20
-
-func resolveUWS() (*Target, error) {
-	root, err := machine.RepoRoot()
-	if err != nil {
-		return nil, fmt.Errorf("target uws: %w", err)
-	}
-	t := &Target{Name: "uws", Kind: KindNode, root: root}
-	if _, err := os.Stat(filepath.Join(modulesDir(t.root), upstreamPackage, "package.json")); err != nil {
-		return nil, fmt.Errorf("target uws: %s is not installed in %s: run scripts/setup.sh (it runs npm ci there)",
-			upstreamPackage, modulesDir(t.root))
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return nil, fmt.Errorf("target uws: node is not on PATH: run scripts/setup.sh")
-	}
-	return t, nil
-}
-
-// The uws target's files, under the repository root: its TypeScript server and lock, the
-// upstream installed beside them, and the bundle esbuild makes of them.
-func uwsDir(root string) string     { return filepath.Join(root, "harness", "targets", "uws") }
-func modulesDir(root string) string { return filepath.Join(uwsDir(root), "node_modules") }
-func bundlePath(root string) string { return filepath.Join(root, "build", "uws", "server.js") }
-
 // bundleMu serialises esbuild runs in this process (parallel tests, matrix set-up).
 var bundleMu sync.Mutex
 
-// bundle compiles uws/server.ts into one CommonJS file with esbuild's Go API. It runs before
-// every start (esbuild takes milliseconds), so the bundle always matches the TypeScript source.
-// The upstream's native addon is required at run time through NODE_PATH, never bundled.
+// bundle compiles a node target's server (prepare.bundle: uws/server.ts for uws) into one
+// CommonJS file with esbuild's Go API, with the scenario contract's constants defined. It runs
+// before every start (esbuild takes milliseconds), so the bundle always matches the source. The
+// upstream's native addon is required at run time through NODE_PATH, never bundled.
 func (t *Target) bundle() (string, error) {
+	b := t.def.Prepare.Bundle
 	bundleMu.Lock()
 	defer bundleMu.Unlock()
 	routes := make([][2]string, 0, len(scenario.BackgroundRoutes))
@@ -61,16 +37,16 @@ func (t *Target) bundle() (string, error) {
 	}
 	routesJSON, _ := json.Marshal(routes)
 	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	out := bundlePath(t.root)
+	entry, out := t.expand(b.Entry), t.expand(b.Out)
 	res := api.Build(api.BuildOptions{
-		EntryPoints:   []string{filepath.Join(uwsDir(t.root), "server.ts")},
+		EntryPoints:   []string{entry},
 		Outfile:       out,
 		Bundle:        true,
 		Platform:      api.PlatformNode,
 		Format:        api.FormatCommonJS,
-		Engines:       []api.Engine{{Name: api.EngineNode, Version: strconv.Itoa(nodeMajor)}},
-		AbsWorkingDir: uwsDir(t.root),
-		External:      []string{upstreamPackage, upstreamPackage + "/*"},
+		Engines:       []api.Engine{{Name: api.EngineNode, Version: strconv.Itoa(b.Node)}},
+		AbsWorkingDir: filepath.Dir(entry),
+		External:      b.External,
 		LogLevel:      api.LogLevelSilent,
 		Define: map[string]string{
 			"BINDRACE_BACKGROUND_ROUTES": string(routesJSON),
@@ -88,18 +64,18 @@ func (t *Target) bundle() (string, error) {
 	})
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return "", fmt.Errorf("target uws: bundling server.ts failed:\n%s", strings.Join(msgs, ""))
+		return "", fmt.Errorf("target %s: bundling %s failed:\n%s", t.Name, entry, strings.Join(msgs, ""))
 	}
 	if len(res.OutputFiles) != 1 {
-		return "", fmt.Errorf("target uws: esbuild wrote %d files, want 1", len(res.OutputFiles))
+		return "", fmt.Errorf("target %s: esbuild wrote %d files, want 1", t.Name, len(res.OutputFiles))
 	}
 	// Write and rename: another bindrace process may be starting node on the bundle right now.
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", fmt.Errorf("target uws: %w", err)
+		return "", fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".server-*.js")
 	if err != nil {
-		return "", fmt.Errorf("target uws: %w", err)
+		return "", fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	_, werr := tmp.Write(res.OutputFiles[0].Contents)
 	if cerr := tmp.Close(); werr == nil {
@@ -110,25 +86,34 @@ func (t *Target) bundle() (string, error) {
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("target uws: writing %s: %w", out, werr)
+		return "", fmt.Errorf("target %s: writing %s: %w", t.Name, out, werr)
 	}
 	return out, nil
 }
 
-// nodeVersions fills node's version, the upstream package's version as installed and the
-// esbuild that bundled the server.
+// nodeVersions fills node's version, the identity's packages' versions as installed and the
+// esbuild that bundled the server, if one did.
 func (t *Target) nodeVersions(v map[string]string) {
 	if out, err := exec.Command("node", "--version").Output(); err == nil {
 		v["node"] = strings.TrimSpace(string(out))
 	}
-	b, err := os.ReadFile(filepath.Join(modulesDir(t.root), upstreamPackage, "package.json"))
-	if err == nil {
-		var pkg struct{ Version string }
-		if json.Unmarshal(b, &pkg) == nil {
-			v[upstreamPackage] = pkg.Version
+	modules := t.expand(t.def.Identity.NodeModules)
+	if modules == "" {
+		modules = filepath.Join(t.paths["{dir}"], "node_modules")
+	}
+	for _, name := range t.def.Identity.Packages {
+		v[name] = "unknown"
+		b, err := os.ReadFile(filepath.Join(modules, name, "package.json"))
+		if err == nil {
+			var pkg struct{ Version string }
+			if json.Unmarshal(b, &pkg) == nil && pkg.Version != "" {
+				v[name] = pkg.Version
+			}
 		}
 	}
-	v["esbuild"] = linkedVersion("github.com/evanw/esbuild")
+	if t.def.Prepare.Bundle != nil {
+		v["esbuild"] = linkedVersion("github.com/evanw/esbuild")
+	}
 }
 
 // uwsDBSQL is the scenario statements by name, as a JSON object for the bundle: the uws target

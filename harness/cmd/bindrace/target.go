@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/bindrace/bindrace/harness/internal/interrupt"
+	"github.com/bindrace/bindrace/harness/targets"
+)
+
+const targetUsage = `Usage: bindrace target list [--targets-dir DIR]
+       bindrace target prepare NAME… [--targets-dir DIR]
+
+Targets are definition files (docs/targets.md): the built-in ones in harness/targets/builtin,
+and yours in folders given with --targets-dir (or one file named by its path).
+
+  list     every target known: name, runtime, scenarios claimed, what it is
+  prepare  run each target's prepare command (a build, an install) when what it produces is
+           missing; a failure names the command, its exit status and its last lines
+
+Exit status: 0 done, 2 bad input or a preparation that failed.`
+
+// targetCommand is `bindrace target`.
+func targetCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("target", stderr)
+	addTargetFlags(fs)
+	if code, done := parse(fs, "target", targetUsage, args, stdout, stderr); done {
+		return code
+	}
+	sub, names := fs.Arg(0), fs.Args()
+	if len(names) > 0 {
+		names = names[1:]
+	}
+	switch {
+	case sub == "list" && len(names) == 0:
+		listTargets(stdout)
+		return 0
+	case sub == "prepare" && len(names) > 0:
+		return prepareTargets(names, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "bindrace target: want `list` or `prepare NAME…`, got %q\nRun 'bindrace target --help' for usage.\n", strings.Join(fs.Args(), " "))
+	return 2
+}
+
+func listTargets(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tRUNTIME\tSCENARIOS\tWHAT")
+	for _, d := range targets.Definitions() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Runtime, strings.Join(d.Scenarios, ","), d.About)
+	}
+	tw.Flush()
+}
+
+func prepareTargets(names []string, stdout, stderr io.Writer) int {
+	ctx, stop := interrupt.Context(interrupt.Servers, interrupt.Handlers{})
+	defer stop()
+	for _, n := range names {
+		if _, err := targets.PrepareTarget(ctx, n, stderr); err != nil {
+			return fail(stderr, "target prepare", err)
+		}
+		fmt.Fprintf(stdout, "ready  %s\n", n)
+	}
+	return 0
+}
