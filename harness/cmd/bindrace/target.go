@@ -10,13 +10,14 @@ import (
 	"github.com/bindrace/bindrace/harness/targets"
 )
 
-const targetUsage = `Usage: bindrace target list [--targets-dir DIR]
+const targetUsage = `Usage: bindrace target list [--markdown] [--targets-dir DIR]
        bindrace target prepare NAME… [--targets-dir DIR]
 
 Targets are definition files (docs/targets.md): the built-in ones in harness/targets/builtin,
 and yours in folders given with --targets-dir (or one file named by its path).
 
-  list     every target known: name, runtime, scenarios claimed, what it is
+  list     every target known: name, runtime, scenarios claimed, what it is (--markdown: the
+           README's table)
   prepare  run each target's prepare command (a build, an install) when what it produces is
            missing; a failure names the command, its exit status and its last lines
 
@@ -26,6 +27,7 @@ Exit status: 0 done, 2 bad input or a preparation that failed.`
 func targetCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("target", stderr)
 	addTargetFlags(fs)
+	markdown := fs.Bool("markdown", false, "list: as the README's Markdown table")
 	if code, done := parse(fs, "target", targetUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -34,6 +36,9 @@ func targetCommand(args []string, stdout, stderr io.Writer) int {
 		names = names[1:]
 	}
 	switch {
+	case sub == "list" && len(names) == 0 && *markdown:
+		fmt.Fprint(stdout, targetsTable())
+		return 0
 	case sub == "list" && len(names) == 0:
 		listTargets(stdout)
 		return 0
@@ -51,6 +56,21 @@ func listTargets(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Runtime, strings.Join(d.Scenarios, ","), d.About)
 	}
 	tw.Flush()
+}
+
+// targetsTable is the README's table of targets, made from their definitions.
+func targetsTable() string {
+	var b strings.Builder
+	b.WriteString("| name | runtime | scenarios | what |\n|---|---|---|---|\n")
+	for _, d := range targets.Definitions() {
+		scs := strings.Join(d.Scenarios, ", ")
+		if scs == "*" {
+			scs = "all"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Name, d.Runtime, scs, d.About)
+	}
+	b.WriteString("| `cmd:<command with {port}>` | — | all | any external server, e.g. your own reference build (also from env `BINDRACE_REFERENCE`) |\n")
+	return b.String()
 }
 
 func prepareTargets(names []string, stdout, stderr io.Writer) int {

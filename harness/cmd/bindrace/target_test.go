@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bindrace/bindrace/harness/internal/machine"
+)
+
+// The README's table of targets is the one their definitions make.
+func TestReadmeTargetsTable(t *testing.T) {
+	root, err := machine.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open, end = "<!-- targets table: bindrace target list --markdown -->\n", "<!-- end of targets table -->"
+	_, rest, ok1 := strings.Cut(string(b), open)
+	table, _, ok2 := strings.Cut(rest, end)
+	if !ok1 || !ok2 {
+		t.Fatalf("README.md has no table between %q and %q", open, end)
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"target", "list", "--markdown"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	if table != out.String() {
+		t.Errorf("README.md's targets table is stale; replace it with `bin/bindrace target list --markdown`:\n%s", out.String())
+	}
+}
+
+// A folder of definitions is read as its flag is parsed: a bad file is exit 2 naming the file and
+// the field, and a scenario a definition does not claim is exit 2 naming both, before a race
+// makes anything.
+func TestTargetsDirRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"name":"dir-bad","runtime":"go","start":{"command":["s"]},"scenarios":["ping"]}`), 0o644)
+	var out, errs bytes.Buffer
+	code := run([]string{"target", "list", "--targets-dir", dir}, &out, &errs)
+	if code != 2 || !strings.Contains(errs.String(), bad) || !strings.Contains(errs.String(), `"start.command": no {port}`) {
+		t.Fatalf("a bad definition: exit %d, %s", code, errs.String())
+	}
+
+	good := t.TempDir()
+	def := filepath.Join(good, "mine.json")
+	os.WriteFile(def, []byte(`{"name":"dir-mine","runtime":"other","start":{"command":["python3","-m","http.server","{port}"]},"scenarios":["ping"]}`), 0o644)
+	outDir := filepath.Join(t.TempDir(), "never")
+	errs.Reset()
+	code = run([]string{"race", "--targets-dir", good, "--a", "dir-mine", "--b", "fasthttp", "--scenario", "json", "--out", outDir, "--steal-limit", "-1"}, &out, &errs)
+	if code != 2 || !strings.Contains(errs.String(), "target dir-mine does not serve json: its definition ("+def+") claims ping") {
+		t.Fatalf("an unclaimed scenario: exit %d, %s", code, errs.String())
+	}
+	if _, err := os.Stat(outDir); !os.IsNotExist(err) {
+		t.Errorf("the refused race made %s", outDir)
+	}
+	out.Reset()
+	if code := run([]string{"target", "list", "--targets-dir", good}, &out, &errs); code != 0 || !strings.Contains(out.String(), "dir-mine") {
+		t.Errorf("list with the folder: exit %d, %s", code, out.String())
+	}
+}
