@@ -57,16 +57,17 @@ func TestDecodeDefinitionRefuses(t *testing.T) {
 // A folder with one bad file or a taken name adds nothing; a good one adds its targets, once.
 func TestAddDir(t *testing.T) {
 	dir := t.TempDir()
-	writeDefinition(t, dir, "a.json", strings.Replace(goodDefinition, `"mine"`, `"add-dir-a"`, 1))
-	writeDefinition(t, dir, "b.json", strings.Replace(goodDefinition, `"mine"`, `"binding"`, 1))
+	writeDefinition(t, dir, "a.target.json", strings.Replace(goodDefinition, `"mine"`, `"add-dir-a"`, 1))
+	writeDefinition(t, filepath.Join(dir, "b"), "target.json", strings.Replace(goodDefinition, `"mine"`, `"binding"`, 1))
 	err := AddDir(dir)
-	if err == nil || !strings.Contains(err.Error(), "b.json") || !strings.Contains(err.Error(), `"binding" is already defined by harness/targets/builtin/binding.json`) {
+	if err == nil || !strings.Contains(err.Error(), "b/target.json") || !strings.Contains(err.Error(), `"binding" is already defined by harness/targets/builtin/binding.json`) {
 		t.Fatalf("a taken name: %v", err)
 	}
 	if _, ok, _ := lookup("add-dir-a"); ok {
 		t.Fatal("a folder that failed added a target")
 	}
-	os.Remove(filepath.Join(dir, "b.json"))
+	os.Remove(filepath.Join(dir, "b", "target.json"))
+	writeDefinition(t, dir, "package.json", `{"name": "not-a-definition"}`) // a folder's other JSON is not read
 	if err := AddDir(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +75,11 @@ func TestAddDir(t *testing.T) {
 		t.Fatalf("adding the same folder twice: %v", err)
 	}
 	other := t.TempDir()
-	writeDefinition(t, other, "a.json", strings.Replace(goodDefinition, `"mine"`, `"add-dir-a"`, 1))
+	writeDefinition(t, other, "target.json", strings.Replace(goodDefinition, `"mine"`, `"add-dir-a"`, 1))
 	if err := AddDir(other); err == nil || !strings.Contains(err.Error(), "already defined") {
 		t.Fatalf("another file with the same name: %v", err)
 	}
-	if err := AddDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no *.json") {
+	if err := AddDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no definition in it") {
 		t.Fatalf("an empty folder: %v", err)
 	}
 }

@@ -84,18 +84,24 @@ func orderOf(name string) int {
 	return len(builtinOrder)
 }
 
-// AddDir adds every *.json definition in dir (--targets-dir). Nothing is added unless every
-// file decodes and no name is taken, so a bad folder changes nothing.
+// AddDir adds the definitions in dir (--targets-dir): its target.json and *.target.json, and
+// the target.json of each folder in it, so a folder of targets' own folders (examples/) is one
+// flag. Nothing is added unless every file decodes and no name is taken, so a bad folder
+// changes nothing.
 func AddDir(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return err
-	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("targets dir %s: not a folder", dir)
 	}
+	var files []string
+	for _, pattern := range []string{"target.json", "*.target.json", "*/target.json"} {
+		found, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		files = append(files, found...)
+	}
 	if len(files) == 0 {
-		return fmt.Errorf("targets dir %s: no *.json definition in it", dir)
+		return fmt.Errorf("targets dir %s: no definition in it (target.json, NAME.target.json, or FOLDER/target.json)", dir)
 	}
 	return addFiles(files)
 }

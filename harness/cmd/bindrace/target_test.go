@@ -40,7 +40,7 @@ func TestReadmeTargetsTable(t *testing.T) {
 // makes anything.
 func TestTargetsDirRefusals(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.json")
+	bad := filepath.Join(dir, "bad.target.json")
 	os.WriteFile(bad, []byte(`{"name":"dir-bad","runtime":"go","start":{"command":["s"]},"scenarios":["ping"]}`), 0o644)
 	var out, errs bytes.Buffer
 	code := run([]string{"target", "list", "--targets-dir", dir}, &out, &errs)
@@ -49,7 +49,7 @@ func TestTargetsDirRefusals(t *testing.T) {
 	}
 
 	good := t.TempDir()
-	def := filepath.Join(good, "mine.json")
+	def := filepath.Join(good, "target.json")
 	os.WriteFile(def, []byte(`{"name":"dir-mine","runtime":"other","start":{"command":["python3","-m","http.server","{port}"]},"scenarios":["ping"]}`), 0o644)
 	outDir := filepath.Join(t.TempDir(), "never")
 	errs.Reset()

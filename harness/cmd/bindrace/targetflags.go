@@ -26,5 +26,5 @@ func (f *targetsDirFlag) Type() string   { return "dir" }
 
 // addTargetFlags puts --targets-dir on a command that takes target names.
 func addTargetFlags(fs *pflag.FlagSet) {
-	fs.Var(&targetsDirFlag{}, "targets-dir", "a folder of target definitions (*.json, docs/targets.md) beside the built-in ones; repeatable")
+	fs.Var(&targetsDirFlag{}, "targets-dir", "a folder of target definitions (target.json, NAME.target.json, FOLDER/target.json: docs/targets.md) beside the built-in ones; repeatable")
 }
