@@ -54,12 +54,12 @@ func (t *Target) ForHost() (HostNeeds, error) {
 
 // onHost is where a file of the target goes on another host: a binary into the checkout's
 // bin/ (where {bin} points there), anything else at its place under the checkout.
-func (t *Target) onHost(local string) (string, error) {
-	if cmd := t.def.Start.Command[0]; strings.HasPrefix(cmd, "{bin}/") && local == t.executable() {
+func (p *placed) onHost(local string) (string, error) {
+	if cmd := p.def.Start.Command[0]; strings.HasPrefix(cmd, "{bin}/") && local == p.executable() {
 		return filepath.Join("bin", strings.TrimPrefix(cmd, "{bin}/")), nil
 	}
 	for _, base := range []string{"{bin}", "{root}"} {
-		rel, err := filepath.Rel(t.paths[base], local)
+		rel, err := filepath.Rel(p.paths[base], local)
 		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			if base == "{bin}" {
 				rel = filepath.Join("bin", rel)
@@ -67,5 +67,5 @@ func (t *Target) onHost(local string) (string, error) {
 			return rel, nil
 		}
 	}
-	return "", fmt.Errorf("target %s: %s is outside the checkout and its bin/: it cannot be placed on another host", t.Name, local)
+	return "", fmt.Errorf("target %s: %s is outside the checkout and its bin/: it cannot be placed on another host", p.def.Name, local)
 }

@@ -27,8 +27,8 @@ var bundleMu sync.Mutex
 // CommonJS file with esbuild's Go API, with the scenario contract's constants defined. It runs
 // before every start (esbuild takes milliseconds), so the bundle always matches the source. The
 // upstream's native addon is required at run time through NODE_PATH, never bundled.
-func (t *Target) bundle() (string, error) {
-	b := t.def.Prepare.Bundle
+func (p *placed) bundle() (string, error) {
+	b := p.def.Prepare.Bundle
 	bundleMu.Lock()
 	defer bundleMu.Unlock()
 	routes := make([][2]string, 0, len(scenario.BackgroundRoutes))
@@ -37,7 +37,7 @@ func (t *Target) bundle() (string, error) {
 	}
 	routesJSON, _ := json.Marshal(routes)
 	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	entry, out := t.expand(b.Entry), t.expand(b.Out)
+	entry, out := p.expand(b.Entry), p.expand(b.Out)
 	res := api.Build(api.BuildOptions{
 		EntryPoints:   []string{entry},
 		Outfile:       out,
@@ -64,18 +64,18 @@ func (t *Target) bundle() (string, error) {
 	})
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return "", fmt.Errorf("target %s: bundling %s failed:\n%s", t.Name, entry, strings.Join(msgs, ""))
+		return "", fmt.Errorf("target %s: bundling %s failed:\n%s", p.def.Name, entry, strings.Join(msgs, ""))
 	}
 	if len(res.OutputFiles) != 1 {
-		return "", fmt.Errorf("target %s: esbuild wrote %d files, want 1", t.Name, len(res.OutputFiles))
+		return "", fmt.Errorf("target %s: esbuild wrote %d files, want 1", p.def.Name, len(res.OutputFiles))
 	}
 	// Write and rename: another bindrace process may be starting node on the bundle right now.
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", fmt.Errorf("target %s: %w", t.Name, err)
+		return "", fmt.Errorf("target %s: %w", p.def.Name, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".server-*.js")
 	if err != nil {
-		return "", fmt.Errorf("target %s: %w", t.Name, err)
+		return "", fmt.Errorf("target %s: %w", p.def.Name, err)
 	}
 	_, werr := tmp.Write(res.OutputFiles[0].Contents)
 	if cerr := tmp.Close(); werr == nil {
@@ -86,22 +86,22 @@ func (t *Target) bundle() (string, error) {
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("target %s: writing %s: %w", t.Name, out, werr)
+		return "", fmt.Errorf("target %s: writing %s: %w", p.def.Name, out, werr)
 	}
 	return out, nil
 }
 
 // nodeVersions fills node's version, the identity's packages' versions as installed and the
 // esbuild that bundled the server, if one did.
-func (t *Target) nodeVersions(v map[string]string) {
+func (p *placed) nodeVersions(v map[string]string) {
 	if out, err := exec.Command("node", "--version").Output(); err == nil {
 		v["node"] = strings.TrimSpace(string(out))
 	}
-	modules := t.expand(t.def.Identity.NodeModules)
+	modules := p.expand(p.def.Identity.NodeModules)
 	if modules == "" {
-		modules = filepath.Join(t.paths["{dir}"], "node_modules")
+		modules = filepath.Join(p.paths["{dir}"], "node_modules")
 	}
-	for _, name := range t.def.Identity.Packages {
+	for _, name := range p.def.Identity.Packages {
 		v[name] = "unknown"
 		b, err := os.ReadFile(filepath.Join(modules, name, "package.json"))
 		if err == nil {
@@ -111,7 +111,7 @@ func (t *Target) nodeVersions(v map[string]string) {
 			}
 		}
 	}
-	if t.def.Prepare.Bundle != nil {
+	if p.def.Prepare.Bundle != nil {
 		v["esbuild"] = linkedVersion("github.com/evanw/esbuild")
 	}
 }

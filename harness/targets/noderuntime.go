@@ -30,13 +30,13 @@ func preloadPath(root string) string {
 // in every thread (a Worker inherits execArgv) without touching the server, and tells it where to
 // listen; it does nothing unless told. node started directly gets --require; a command that
 // starts node itself (a script, npm) gets it through NODE_OPTIONS.
-func (t *Target) withPreload(argv, env []string, dir string) ([]string, []string) {
-	preload := preloadPath(t.paths["{root}"])
+func (p *placed) withPreload(argv, env []string, dir string) ([]string, []string) {
+	preload := preloadPath(p.paths["{root}"])
 	if b := filepath.Base(argv[0]); b == "node" || b == "nodejs" {
 		argv = append([]string{argv[0], "--require", preload}, argv[1:]...)
 	} else {
-		opts := strings.TrimSpace(t.def.Start.Env["NODE_OPTIONS"] + " --require=" + preload)
-		env = append(env, "NODE_OPTIONS="+opts)
+		opts := append(strings.Fields(p.def.Start.Env["NODE_OPTIONS"]), "--require="+preload)
+		env = append(env, "NODE_OPTIONS="+strings.Join(opts, " "))
 	}
 	if dir != "" {
 		env = append(env, NodeMetricsEnv+"="+dir)

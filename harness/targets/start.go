@@ -123,16 +123,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 		node.remove()
 		return nil, err
 	}
-	timeout := o.StartTimeout
-	if timeout == 0 {
-		timeout = defaultStartTimeout
-		if t.def != nil && t.def.Start.TimeoutS > 0 {
-			timeout = time.Duration(t.def.Start.TimeoutS) * time.Second
-		}
-		if len(o.Wrap) > 0 {
-			timeout = wrappedStartTimeout
-		}
-	}
+	timeout := t.startTimeout(o)
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = t.startDir()
@@ -193,6 +184,19 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	}
 	s.Startup = time.Since(spawned)
 	return s, nil
+}
+
+// startTimeout bounds a start: the caller's, else valgrind's, else the definition's or 10 s.
+func (t *Target) startTimeout(o StartOptions) time.Duration {
+	switch {
+	case o.StartTimeout > 0:
+		return o.StartTimeout
+	case len(o.Wrap) > 0:
+		return wrappedStartTimeout
+	case t.def != nil && t.def.Start.TimeoutS > 0:
+		return time.Duration(t.def.Start.TimeoutS) * time.Second
+	}
+	return defaultStartTimeout
 }
 
 // waitReady polls GET / until it answers 200 "hi". Connection refused returns at once, so a

@@ -29,6 +29,11 @@ type Target struct {
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
 	CPUQuotaPct int
 
+	placed // zero for a cmd: target
+}
+
+// placed is a definition with the folders its placeholders name: what a target runs from.
+type placed struct {
 	def   *Definition       // nil for a cmd: target
 	paths map[string]string // "{root}", "{bin}", "{dir}"
 }
@@ -109,8 +114,8 @@ func withPaths(d *Definition) (*Target, error) {
 	if d.builtin {
 		dir = filepath.Join(root, builtinDir)
 	}
-	return &Target{Name: d.Name, Runtime: d.Runtime, LoopThreads: d.LoopThreads, def: d,
-		paths: map[string]string{"{root}": root, "{bin}": bin, "{dir}": dir}}, nil
+	return &Target{Name: d.Name, Runtime: d.Runtime, LoopThreads: d.LoopThreads,
+		placed: placed{def: d, paths: map[string]string{"{root}": root, "{bin}": bin, "{dir}": dir}}}, nil
 }
 
 // checkReady checks that what the target runs from is there: what its preparation produces,
@@ -128,56 +133,57 @@ func (t *Target) checkReady() error {
 }
 
 // checkPrepared says how to prepare the target when something it runs from is missing.
-func (t *Target) checkPrepared() error {
-	need := t.expandAll(t.def.Prepare.Produces)
-	if exe, overridden := t.override(); overridden {
-		need = slices.DeleteFunc(need, func(p string) bool { return p == t.expand(t.def.Start.Command[0]) })
+func (p *placed) checkPrepared() error {
+	need := p.expandAll(p.def.Prepare.Produces)
+	if exe, overridden := p.override(); overridden {
+		cmd := p.expand(p.def.Start.Command[0])
+		need = slices.DeleteFunc(need, func(f string) bool { return f == cmd })
 		need = append(need, exe)
 	}
-	for _, p := range need {
-		if _, err := os.Stat(p); err != nil {
+	for _, f := range need {
+		if _, err := os.Stat(f); err != nil {
 			how := "its definition says no command prepares it"
-			if c := t.def.Prepare.Command; c != "" {
-				how = fmt.Sprintf("run `%s` in %s (or `bindrace target prepare %s`)", c, t.homeDir(), t.Name)
+			if c := p.def.Prepare.Command; c != "" {
+				how = fmt.Sprintf("run `%s` in %s (or `bindrace target prepare %s`)", c, p.homeDir(), p.def.Name)
 			}
-			return fmt.Errorf("target %s: %s is missing: %s", t.Name, p, how)
+			return fmt.Errorf("target %s: %s is missing: %s", p.def.Name, f, how)
 		}
 	}
 	return nil
 }
 
 // expand fills in the folders a definition's string names.
-func (t *Target) expand(s string) string {
-	for k, v := range t.paths {
+func (p *placed) expand(s string) string {
+	for k, v := range p.paths {
 		s = strings.ReplaceAll(s, k, v)
 	}
 	return s
 }
 
-func (t *Target) expandAll(ss []string) []string {
+func (p *placed) expandAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = t.expand(s)
+		out[i] = p.expand(s)
 	}
 	return out
 }
 
 // override is the executable $start.override_env names, when set.
-func (t *Target) override() (string, bool) {
-	if e := t.def.Start.OverrideEnv; e != "" {
-		if p := os.Getenv(e); p != "" {
-			return p, true
+func (p *placed) override() (string, bool) {
+	if e := p.def.Start.OverrideEnv; e != "" {
+		if exe := os.Getenv(e); exe != "" {
+			return exe, true
 		}
 	}
 	return "", false
 }
 
 // executable is the program a server start runs (before any wrapper).
-func (t *Target) executable() string {
-	if exe, ok := t.override(); ok {
+func (p *placed) executable() string {
+	if exe, ok := p.override(); ok {
 		return exe
 	}
-	return t.expand(t.def.Start.Command[0])
+	return p.expand(p.def.Start.Command[0])
 }
 
 // startDir is the folder a server runs in: start.dir, or the definition's home (homeDir); ""
@@ -194,11 +200,11 @@ func (t *Target) startDir() string {
 
 // homeDir is where a definition's commands run unless it says otherwise: its own folder, or the
 // checkout for a built-in target (its commands are the Makefile's and bin/'s).
-func (t *Target) homeDir() string {
-	if t.def.builtin {
-		return t.paths["{root}"]
+func (p *placed) homeDir() string {
+	if p.def.builtin {
+		return p.paths["{root}"]
 	}
-	return t.paths["{dir}"]
+	return p.paths["{dir}"]
 }
 
 // Definition is where the target came from: its file, or "" for a cmd: target.
@@ -254,13 +260,13 @@ func (t *Target) Artifact() (string, int64, error) {
 }
 
 // nodeScript is the first argument of a node command that is not a flag: the server's script.
-func (t *Target) nodeScript() string {
-	for _, a := range t.expandAll(t.def.Start.Command[1:]) {
+func (p *placed) nodeScript() string {
+	for _, a := range p.expandAll(p.def.Start.Command[1:]) {
 		if !strings.HasPrefix(a, "-") {
 			return a
 		}
 	}
-	return t.executable()
+	return p.executable()
 }
 
 // Versions reports what decides the target's behaviour: toolchain, library and upstream versions
