@@ -88,15 +88,17 @@ func verifyOne(ctx context.Context, client *http.Client, target, addr string, sc
 	}
 	defer resp.Body.Close()
 
-	checkHead(resp, sc.Want, add)
+	checkHead(resp, sc.Want, sc.Method+" "+sc.Path, add)
 	checkBody(resp.Body, sc.Want, add)
 	return ms
 }
 
-// checkHead compares a response's status, content type and headers with w.
-func checkHead(resp *http.Response, w scenario.Want, add func(field, expected, got string)) {
+// checkHead compares a response's status, content type and headers with w. A wrong status
+// names the route it answered (method and path): a 404 or 405 means the target lacks that
+// route, and the mismatch should say which to add.
+func checkHead(resp *http.Response, w scenario.Want, route string, add func(field, expected, got string)) {
 	if resp.StatusCode != w.Status {
-		add("status", fmt.Sprint(w.Status), fmt.Sprint(resp.StatusCode))
+		add("status", fmt.Sprint(w.Status), fmt.Sprintf("%s to %s", statusText(resp), route))
 	}
 	if w.ContentType != "" {
 		ct := resp.Header.Get("Content-Type")
@@ -155,6 +157,15 @@ func checkBody(r io.Reader, w scenario.Want, add func(field, expected, got strin
 	} else if !bytes.Equal(got, w.Body) {
 		add("body", quoteBody(w.Body), quoteBody(got))
 	}
+}
+
+// statusText is the response's status code and reason as the server sent them ("404 Not
+// Found"), or the code alone when it sent no reason.
+func statusText(resp *http.Response) string {
+	if st := strings.TrimSpace(resp.Status); st != "" {
+		return st
+	}
+	return fmt.Sprint(resp.StatusCode)
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }

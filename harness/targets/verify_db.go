@@ -104,18 +104,19 @@ func (v *dbVerifier) do(sc scenario.Scenario, method, path string, body []byte) 
 }
 
 // routeMissing records the clear message for a target that does not serve the database
-// routes (404 for a path every id hits) or was started without a database (503).
-func (v *dbVerifier) routeMissing(sc scenario.Scenario, path string, status int, body []byte) bool {
+// routes (404 for a path every id hits) or was started without a database (503). It names the
+// request's method and path, so the user reads which route to add.
+func (v *dbVerifier) routeMissing(sc scenario.Scenario, method, path string, status int, body []byte) bool {
 	v.missing = true
 	switch status {
 	case 503:
 		v.add(sc, "database", "a target started with the database (bindrace passes "+db.EnvURL+")",
-			fmt.Sprintf("%s answered 503: %s", path, quoteBody(bytes.TrimSpace(body))))
+			fmt.Sprintf("%s %s answered 503: %s", method, path, quoteBody(bytes.TrimSpace(body))))
 		return true
 	case 404, 405:
 		if !bytes.HasPrefix(body, []byte(db.ErrorPrefix)) {
 			v.add(sc, "route", "the database routes of harness/db (GET /db/users/:id, ...)",
-				fmt.Sprintf("%s answered %d %s: this target does not serve the database scenarios", path, status, quoteBody(bytes.TrimSpace(body))))
+				fmt.Sprintf("%s %s answered %d %s: this target does not serve the database scenarios", method, path, status, quoteBody(bytes.TrimSpace(body))))
 			return true
 		}
 	}
@@ -142,7 +143,7 @@ func (v *dbVerifier) read(sc scenario.Scenario, id int64) {
 	}
 	path := sc.WithID(id).Path
 	status, media, body, ok := v.do(sc, sc.Method, path, nil)
-	if !ok || (status != want.Status && v.routeMissing(sc, path, status, body)) {
+	if !ok || (status != want.Status && v.routeMissing(sc, sc.Method, path, status, body)) {
 		return
 	}
 	v.check(sc, path, want, status, media, body)
@@ -167,7 +168,7 @@ func (v *dbVerifier) check(sc scenario.Scenario, path string, want db.Answer, st
 func (v *dbVerifier) badID(sc scenario.Scenario) {
 	path := string(bytes.ReplaceAll([]byte(sc.Path), []byte(scenario.IDPlaceholder), []byte("x1")))
 	status, _, body, ok := v.do(sc, sc.Method, path, nil)
-	if ok && status != 400 && !v.routeMissing(sc, path, status, body) {
+	if ok && status != 400 && !v.routeMissing(sc, sc.Method, path, status, body) {
 		v.add(sc, path+": status", "400 (a malformed id)", fmt.Sprintf("%d %s", status, quoteBody(body)))
 	}
 }
@@ -180,7 +181,7 @@ func (v *dbVerifier) create(sc scenario.Scenario, users int64) {
 		return
 	}
 	status, media, body, ok := v.do(sc, s.Method, s.Path, s.Body)
-	if !ok || (status != 201 && v.routeMissing(sc, s.Path, status, body)) {
+	if !ok || (status != 201 && v.routeMissing(sc, s.Method, s.Path, status, body)) {
 		return
 	}
 	if status != 201 {

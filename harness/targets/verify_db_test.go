@@ -6,6 +6,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,18 @@ func TestVerifyDBTargets(t *testing.T) {
 		err = VerifyDB(ctx, c.name, s.Addr(), scenario.DB(), chk)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: VerifyDB = %v, want an error saying %q", c.name, err, c.want)
+		}
+		// Each scenario's mismatch names the route it asked for: what the target must add.
+		for _, sc := range scenario.DB() {
+			req := sc.Method + " " + sc.WithID(1).Path // id 1 is the first asked for
+			named := false
+			for _, e := range Mismatches(err) {
+				var m *Mismatch
+				named = named || errors.As(e, &m) && m.Scenario == sc.Name && strings.Contains(m.Got, req)
+			}
+			if !named {
+				t.Errorf("%s: VerifyDB = %v, want a mismatch of %s naming %q", c.name, err, sc.Name, req)
+			}
 		}
 		s.Stop()
 	}

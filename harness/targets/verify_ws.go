@@ -40,9 +40,12 @@ func verifyWS(ctx context.Context, target, addr string, sc scenario.Scenario) []
 	d := websocket.Dialer{HandshakeTimeout: wsVerifyTimeout} // no Proxy: loopback, as Verify's HTTP client
 	c, resp, err := d.DialContext(ctx, "ws://"+addr+sc.Path, nil)
 	if err != nil {
-		got := err.Error()
+		// The route the upgrade asked for goes in got: a target that lacks it answers 404 or
+		// closes the connection, and the mismatch should say what to add.
+		route := sc.Method + " " + sc.Path
+		got := fmt.Sprintf("no answer to %s: %v", route, err)
 		if resp != nil {
-			got = fmt.Sprintf("HTTP %s (%v)", resp.Status, err)
+			got = fmt.Sprintf("HTTP %s to %s (%v)", resp.Status, route, err)
 		}
 		return add("upgrade", "101 Switching Protocols to a WebSocket at "+sc.Path, got)
 	}
