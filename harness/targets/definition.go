@@ -108,8 +108,9 @@ var identityKinds = []string{"", "binding", "go", "npm"}
 // definitionRules: a definition is a file a user hands over.
 var definitionRules = strictjson.Handed
 
-// namePattern: a name is used in paths, flags and "T@cpuNN".
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// namePattern: a name is used in paths, flags, "T@cpuNN" and a template's go.mod, so nothing
+// a shell, JSON or a module path would need quoted, and no '.' or '-' at either end.
+var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]{0,62}[a-z0-9])?$`)
 
 // placeholder finds "{word}" in a definition's strings.
 var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
@@ -142,7 +143,7 @@ func fieldErr(field, format string, args ...any) error {
 func (d *Definition) check() error {
 	switch {
 	case !namePattern.MatchString(d.Name):
-		return fieldErr("name", "%q: want 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit", d.Name)
+		return fieldErr("name", "%q: want 1-64 of a-z, 0-9, '.', '_', '-', starting and ending with a letter or digit", d.Name)
 	case strings.HasPrefix(d.Name, "cmd") && strings.Contains(d.Name, ":") || d.Name == "reference":
 		return fieldErr("name", "%q is a name the harness gives its own meaning", d.Name)
 	case !slices.Contains(runtimes, d.Runtime):

@@ -3,21 +3,26 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/bindrace/bindrace/harness/internal/interrupt"
 	"github.com/bindrace/bindrace/harness/targets"
+	"github.com/bindrace/bindrace/harness/targets/template"
 )
 
 const targetUsage = `Usage: bindrace target list [--markdown] [--targets-dir DIR]
        bindrace target prepare NAME… [--targets-dir DIR]
+       bindrace target new NAME --runtime go|node [--dir DIR]
 
 Targets are definition files (docs/targets.md): the built-in ones in harness/targets/builtin,
 and yours in folders given with --targets-dir (or one file named by its path).
 
   list     every target known: name, runtime, scenarios claimed, what it is (--markdown: the
            README's table)
+  new      write a new target's folder (DIR, default ./NAME): a scenario server for the runtime
+           that passes verify, its target.json and a README; refused if DIR holds anything
   prepare  run each target's prepare command (a build, an install) when what it produces is
            missing; a failure names the command, its exit status and its last lines
 
@@ -28,6 +33,8 @@ func targetCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("target", stderr)
 	addTargetFlags(fs)
 	markdown := fs.Bool("markdown", false, "list: as the README's Markdown table")
+	runtime := fs.String("runtime", "", "new: the template's runtime, "+strings.Join(template.Runtimes(), " or "))
+	dir := fs.String("dir", "", "new: the folder to write (default ./NAME)")
 	if code, done := parse(fs, "target", targetUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -42,10 +49,12 @@ func targetCommand(args []string, stdout, stderr io.Writer) int {
 	case sub == "list" && len(names) == 0:
 		listTargets(stdout)
 		return 0
+	case sub == "new" && len(names) == 1:
+		return newTarget(names[0], *runtime, *dir, stdout, stderr)
 	case sub == "prepare" && len(names) > 0:
 		return prepareTargets(names, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "bindrace target: want `list` or `prepare NAME…`, got %q\nRun 'bindrace target --help' for usage.\n", strings.Join(fs.Args(), " "))
+	fmt.Fprintf(stderr, "bindrace target: want `list`, `new NAME` or `prepare NAME…`, got %q\nRun 'bindrace target --help' for usage.\n", strings.Join(fs.Args(), " "))
 	return 2
 }
 
@@ -71,6 +80,23 @@ func targetsTable() string {
 	}
 	b.WriteString("| `cmd:<command with {port}>` | — | all | any external server, e.g. your own reference build (also from env `BINDRACE_REFERENCE`) |\n")
 	return b.String()
+}
+
+// newTarget writes a target's folder from the runtime's template.
+func newTarget(name, runtime, dir string, stdout, stderr io.Writer) int {
+	if dir == "" {
+		dir = name
+	}
+	paths, err := template.Write(dir, name, runtime)
+	if err != nil {
+		return fail(stderr, "target new", err)
+	}
+	for _, p := range paths {
+		fmt.Fprintln(stdout, "wrote", p)
+	}
+	def := filepath.Join(dir, "target.json")
+	fmt.Fprintf(stdout, "next: bin/bindrace target prepare %s && bin/bindrace verify --target %s\n", def, def)
+	return 0
 }
 
 func prepareTargets(names []string, stdout, stderr io.Writer) int {

@@ -65,3 +65,29 @@ func TestTargetsDirRefusals(t *testing.T) {
 		t.Errorf("list with the folder: exit %d, %s", code, out.String())
 	}
 }
+
+// `bindrace target new` writes a folder whose target prepares and passes verify, for each
+// runtime, and never writes into a folder that holds something.
+func TestTargetNewVerifies(t *testing.T) {
+	t.Setenv("GOWORK", "off") // the written Go module stands alone
+	t.Setenv("GOTOOLCHAIN", "local")
+	for _, rt := range []string{"go", "node"} {
+		dir := filepath.Join(t.TempDir(), "new-"+rt)
+		var out, errs bytes.Buffer
+		if code := run([]string{"target", "new", "new-" + rt, "--runtime", rt, "--dir", dir}, &out, &errs); code != 0 {
+			t.Fatalf("%s: target new: exit %d, %s", rt, code, errs.String())
+		}
+		def := filepath.Join(dir, "target.json")
+		if code := run([]string{"target", "prepare", def}, &out, &errs); code != 0 {
+			t.Fatalf("%s: target prepare: exit %d, %s", rt, code, errs.String())
+		}
+		out.Reset()
+		if code := run([]string{"verify", "--target", def}, &out, &errs); code != 0 || !strings.Contains(out.String(), "ok    new-"+rt+"/ws-echo") {
+			t.Fatalf("%s: verify: exit %d\n%s\n%s", rt, code, out.String(), errs.String())
+		}
+		errs.Reset()
+		if code := run([]string{"target", "new", "again", "--runtime", rt, "--dir", dir}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "is not empty") {
+			t.Errorf("%s: target new into a full folder: exit %d, %s", rt, code, errs.String())
+		}
+	}
+}

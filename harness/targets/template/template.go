@@ -19,12 +19,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"text/template"
 
 	"github.com/bindrace/bindrace/harness/scenario"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 //go:embed files
@@ -44,10 +44,6 @@ func Scenarios(runtime string) []string {
 	return nil
 }
 
-// validName is what a target name may be: it becomes the Go module path and the target's
-// name, so nothing a shell, a JSON string or go.mod would need quoted.
-var validName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$`)
-
 // Write writes a new target folder dir for runtime ("go" or "node") named name, and returns
 // the paths it wrote. dir may exist only if it is empty: Write never touches a file it did not
 // create (each is created with O_EXCL), and on failure it removes what it wrote.
@@ -55,12 +51,18 @@ func Write(dir, name, runtime string) ([]string, error) {
 	if Scenarios(runtime) == nil {
 		return nil, fmt.Errorf("template: unknown runtime %q (runtimes: %s)", runtime, strings.Join(Runtimes(), ", "))
 	}
-	if !validName.MatchString(name) {
-		return nil, fmt.Errorf("template: name %q: want 1-64 letters, digits, '.', '_' or '-', starting and ending with a letter or digit", name)
-	}
 	rendered, err := render(name, runtime)
 	if err != nil {
 		return nil, err
+	}
+	// The definition written is one the harness takes: a name it refuses (which would also be
+	// a bad module path or shell word) fails here, before anything is written.
+	for _, f := range rendered {
+		if f.name == "target.json" {
+			if _, err := targets.DecodeDefinition(f.text, filepath.Join(dir, f.name)); err != nil {
+				return nil, fmt.Errorf("template: %w", err)
+			}
+		}
 	}
 	created, err := prepareDir(dir)
 	if err != nil {
