@@ -34,6 +34,7 @@ type Window struct {
 	DB        *DBWindow     // PostgreSQL and the load generator, database scenarios only
 	Generator *GeneratorCPU // the load generator's own CPU (scale sessions)
 	Node      *NodeWindow   // a node target's runtime: its threads' ELU, heap and GC pauses
+	GoGC      *GoGCWindow   // a traced Go server's collections (a user's Go target)
 
 	// SetAside is why the window was set aside, with its partner, by the pair's AfterRound
 	// hook ("" when it counts). A set-aside window stays here and in the run's record, marked,

@@ -121,7 +121,7 @@ func (r *Rig) probes() []Probe {
 	if r.generator {
 		ps = append(ps, generatorProbe{})
 	}
-	ps = append(ps, machineProbe{}, countsProbe{}, usageProbe{targets: r.targets, plan: r.plan}, nodeProbe{targets: r.targets})
+	ps = append(ps, machineProbe{}, countsProbe{}, usageProbe{targets: r.targets, plan: r.plan}, nodeProbe{targets: r.targets}, gcProbe{targets: r.targets})
 	if r.db != nil {
 		ps = append(ps, dbProbe{d: r.db, plan: r.plan})
 	}

@@ -71,6 +71,9 @@ func (t *Target) definedCommand(port string, o StartOptions) (argv, env []string
 	if t.Runtime == RuntimeNode {
 		argv, env = t.withPreload(argv, env, o.nodeDir)
 	}
+	if t.TracesGC {
+		env = append(env, "GODEBUG="+strings.Trim(start.Env["GODEBUG"]+",gctrace=1", ","))
+	}
 	return append(append([]string(nil), o.Wrap...), argv...), env, nil
 }
 

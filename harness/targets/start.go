@@ -46,6 +46,8 @@ type Server struct {
 	// Node is where a node target's threads hand over their runtime figures (nil for the
 	// other kinds).
 	Node *NodeRuntime
+	// GC reads a traced Go server's collections from its output (nil unless Target.TracesGC).
+	GC *GCTrace
 
 	cmd     *exec.Cmd
 	exited  chan struct{}
@@ -133,11 +135,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 		// A safety net if the harness itself is killed: the server gets SIGKILL too.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	out := &child.Tail{Max: 8 << 10}
-	var w io.Writer = out
-	if o.Log != nil {
-		w = &child.Locked{W: io.MultiWriter(out, o.Log)}
-	}
+	out, gc, w := t.outputs(o)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.WaitDelay = time.Second // a grandchild holding the pipes must not hang Wait
 
@@ -146,7 +144,7 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 		node.remove()
 		return nil, fmt.Errorf("target %s: starting %s: %w", t.Name, argv[0], err)
 	}
-	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, Listen: o.listen(), Node: node, cmd: cmd, out: out,
+	s := &Server{Target: t.Name, Port: port, Pid: cmd.Process.Pid, Listen: o.listen(), Node: node, GC: gc, cmd: cmd, out: out,
 		exited: make(chan struct{})}
 	go func() {
 		s.waitErr = cmd.Wait()
@@ -186,15 +184,34 @@ func (t *Target) start(ctx context.Context, o StartOptions, port int) (*Server, 
 	return s, nil
 }
 
+// outputs is where a server's stdout and stderr go: the tail its errors quote, its collector's
+// trace when the harness reads one, and the caller's log.
+func (t *Target) outputs(o StartOptions) (*child.Tail, *GCTrace, io.Writer) {
+	out := &child.Tail{Max: 8 << 10}
+	var gc *GCTrace
+	ws := []io.Writer{out}
+	if t.TracesGC {
+		gc = &GCTrace{}
+		ws = append(ws, gc)
+	}
+	if o.Log != nil {
+		ws = append(ws, o.Log)
+	}
+	if len(ws) == 1 {
+		return out, gc, out
+	}
+	return out, gc, &child.Locked{W: io.MultiWriter(ws...)}
+}
+
 // startTimeout bounds a start: the caller's, else valgrind's, else the definition's or 10 s.
-func (t *Target) startTimeout(o StartOptions) time.Duration {
+func (p *placed) startTimeout(o StartOptions) time.Duration {
 	switch {
 	case o.StartTimeout > 0:
 		return o.StartTimeout
 	case len(o.Wrap) > 0:
 		return wrappedStartTimeout
-	case t.def != nil && t.def.Start.TimeoutS > 0:
-		return time.Duration(t.def.Start.TimeoutS) * time.Second
+	case p.def != nil && p.def.Start.TimeoutS > 0:
+		return time.Duration(p.def.Start.TimeoutS) * time.Second
 	}
 	return defaultStartTimeout
 }

@@ -24,7 +24,10 @@ type Target struct {
 	Name        string
 	Runtime     Runtime // which runtime figures the harness can read
 	LoopThreads bool    // one event-loop thread per server thread, each with a busy fraction
-	Command     string  // cmd: and reference: the shell command, "{port}" not yet substituted
+	// TracesGC: a Go server of the user's, whose collector the harness reads from what
+	// GODEBUG=gctrace=1 makes it write (the built-in ones answer runtime/metrics instead).
+	TracesGC bool
+	Command  string // cmd: and reference: the shell command, "{port}" not yet substituted
 
 	// CPUQuotaPct caps the server's CPU time at this percentage of its CPUs ("T@cpuNN"); 0: no cap.
 	CPUQuotaPct int
@@ -114,7 +117,7 @@ func withPaths(d *Definition) (*Target, error) {
 	if d.builtin {
 		dir = filepath.Join(root, builtinDir)
 	}
-	return &Target{Name: d.Name, Runtime: d.Runtime, LoopThreads: d.LoopThreads,
+	return &Target{Name: d.Name, Runtime: d.Runtime, LoopThreads: d.LoopThreads, TracesGC: d.Runtime == RuntimeGo && !d.builtin,
 		placed: placed{def: d, paths: map[string]string{"{root}": root, "{bin}": bin, "{dir}": dir}}}, nil
 }
 
