@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gorilla/websocket"
 
@@ -72,10 +71,10 @@ func newNetHTTP(q *db.Queries) *http.Server {
 		wsEcho(c)
 	})
 	for _, rt := range db.Routes {
-		mux.HandleFunc(rt.Method+" "+muxPattern(rt.Path), netDB(q, rt.Kind))
+		mux.HandleFunc(scenario.Route{Method: rt.Method, Path: rt.Path}.MuxPattern(), netDB(q, rt.Kind))
 	}
 	for _, br := range scenario.BackgroundRoutes {
-		pat := br.Method + " " + muxPattern(br.Path)
+		pat := br.MuxPattern()
 		if br.Path == scenario.InfoPath {
 			mux.HandleFunc(pat, func(w http.ResponseWriter, r *http.Request) {
 				w.Header()["Content-Type"] = appJSON
@@ -89,20 +88,6 @@ func newNetHTTP(q *db.Queries) *http.Server {
 		})
 	}
 	return &http.Server{Handler: mux}
-}
-
-// muxPattern turns ":name" segments into "{name}" and a trailing "*" into "{rest...}".
-func muxPattern(path string) string {
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		switch {
-		case strings.HasPrefix(s, ":"):
-			segs[i] = "{" + s[1:] + "}"
-		case s == "*" && i == len(segs)-1:
-			segs[i] = "{rest...}"
-		}
-	}
-	return strings.Join(segs, "/")
 }
 
 // readBody reads a request body of at most 1 MiB, sized by Content-Length when it is known.

@@ -67,16 +67,3 @@ func TestRouterLookupAllocatesNothing(t *testing.T) {
 		t.Fatalf("lookup allocates %.1f times per call", allocs)
 	}
 }
-
-func TestMuxPattern(t *testing.T) {
-	for in, want := range map[string]string{
-		"/api/v1/users/:id":  "/api/v1/users/{id}",
-		"/static/*":          "/static/{rest...}",
-		"/v/:version/docs/*": "/v/{version}/docs/{rest...}",
-		"/__bindrace/info":   "/__bindrace/info",
-	} {
-		if got := muxPattern(in); got != want {
-			t.Errorf("muxPattern(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

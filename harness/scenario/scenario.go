@@ -78,6 +78,21 @@ const InfoPath = "/__bindrace/info"
 // Route is a method and path pattern (":name" segments, trailing "*").
 type Route struct{ Method, Path string }
 
+// MuxPattern is the route as Go 1.22's http.ServeMux takes it: ":name" segments as "{name}", a
+// trailing "*" as "{rest...}", after the method.
+func (r Route) MuxPattern() string {
+	segs := strings.Split(r.Path, "/")
+	for i, s := range segs {
+		switch {
+		case strings.HasPrefix(s, ":"):
+			segs[i] = "{" + s[1:] + "}"
+		case s == "*" && i == len(segs)-1:
+			segs[i] = "{rest...}"
+		}
+	}
+	return r.Method + " " + strings.Join(segs, "/")
+}
+
 // BackgroundRoutes are registered by every target and never requested during a measurement,
 // so a router that slows down with more routes shows it (seed 000 used about 20).
 var BackgroundRoutes = []Route{

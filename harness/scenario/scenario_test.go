@@ -159,3 +159,16 @@ func TestWSPayloadIsDeterministic(t *testing.T) {
 		t.Error("payload repeats every 256 bytes")
 	}
 }
+
+func TestMuxPattern(t *testing.T) {
+	for in, want := range map[string]string{
+		"/api/v1/users/:id":  "GET /api/v1/users/{id}",
+		"/static/*":          "GET /static/{rest...}",
+		"/v/:version/docs/*": "GET /v/{version}/docs/{rest...}",
+		"/__bindrace/info":   "GET /__bindrace/info",
+	} {
+		if got := (Route{"GET", in}).MuxPattern(); got != want {
+			t.Errorf("MuxPattern(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

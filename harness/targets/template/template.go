@@ -199,21 +199,7 @@ func newData(name, runtime string) data {
 		if node == "delete" {
 			node = "del" // uWebSockets.js' name: delete is a JavaScript keyword
 		}
-		d.Background = append(d.Background, route{Method: r.Method, Path: r.Path, Mux: r.Method + " " + muxPattern(r.Path), Node: node})
+		d.Background = append(d.Background, route{Method: r.Method, Path: r.Path, Mux: r.MuxPattern(), Node: node})
 	}
 	return d
-}
-
-// muxPattern turns ":name" segments into "{name}" and a trailing "*" into "{rest...}".
-func muxPattern(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		switch {
-		case strings.HasPrefix(s, ":"):
-			segs[i] = "{" + s[1:] + "}"
-		case s == "*" && i == len(segs)-1:
-			segs[i] = "{rest...}"
-		}
-	}
-	return strings.Join(segs, "/")
 }
