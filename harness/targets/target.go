@@ -280,8 +280,13 @@ func (t *Target) Versions() map[string]string {
 		v["command"] = t.Command
 		return v
 	}
-	if f := t.def.file; !t.def.builtin {
-		v["definition"] = f
+	if !t.def.builtin {
+		// The user's file may run anything: the report says exactly what it ran.
+		v["definition"] = t.def.file
+		v["command"] = strings.Join(t.expandAll(t.def.Start.Command), " ")
+		if c := t.def.Prepare.Command; c != "" {
+			v["prepare"] = c + " (in " + t.homeDir() + ")"
+		}
 	}
 	id := t.def.Identity
 	switch id.Kind {

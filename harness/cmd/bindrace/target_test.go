@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bindrace/bindrace/harness/internal/machine"
+	"github.com/bindrace/bindrace/harness/internal/testbin"
 )
 
 // The README's table of targets is the one their definitions make.
@@ -89,5 +90,20 @@ func TestTargetNewVerifies(t *testing.T) {
 		if code := run([]string{"target", "new", "again", "--runtime", rt, "--dir", dir}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "is not empty") {
 			t.Errorf("%s: target new into a full folder: exit %d, %s", rt, code, errs.String())
 		}
+	}
+}
+
+// A definition that claims a scenario its server does not serve fails verify, naming the
+// route it asked for.
+func TestVerifyClaimedNotServed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hi.py"), []byte(testbin.HiServer), 0o755)
+	def := filepath.Join(dir, "target.json")
+	os.WriteFile(def, []byte(`{"name":"claims-json","runtime":"other","start":{"command":["python3","{dir}/hi.py","{port}"]},"scenarios":["ping","json"]}`), 0o644)
+	var out, errs bytes.Buffer
+	code := run([]string{"verify", "--target", def}, &out, &errs)
+	if code != 2 || !strings.Contains(out.String(), "ok    claims-json/ping") || !strings.Contains(out.String(), "FAIL  claims-json/json") ||
+		!strings.Contains(errs.String(), "POST /json") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errs.String())
 	}
 }
