@@ -36,10 +36,11 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 		return nil, fmt.Errorf("fleet: no server host")
 	}
 	h := *f.Server
-	if err := f.prepareTarget(ctx, h, target); err != nil {
+	serve, err := f.prepareTarget(ctx, h, target)
+	if err != nil {
 		return nil, err
 	}
-	argv := []string{f.bindrace(), "serve", "--target", target, "--port", "0", "--listen", everyAddress}
+	argv := []string{f.bindrace(), "serve", "--target", serve, "--port", "0", "--listen", everyAddress}
 	if threads > 0 {
 		argv = append(argv, "--threads", strconv.Itoa(threads))
 	}
@@ -65,30 +66,37 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 const everyAddress = "0.0.0.0"
 
 // prepareTarget copies what target runs from to h (targets.Target.ForHost), after checking
-// that h has the Node it needs, if any.
-func (f *Fleet) prepareTarget(ctx context.Context, h remote.Host, target string) error {
+// that h has the Node it needs, if any; it returns what `bindrace serve --target` names there.
+func (f *Fleet) prepareTarget(ctx context.Context, h remote.Host, target string) (string, error) {
 	if err := f.copySelf(ctx, h); err != nil {
-		return err
+		return "", err
 	}
 	t, err := targets.Resolve(target)
 	if err != nil {
-		return err
+		return "", err
 	}
 	needs, err := t.ForHost()
 	if err != nil {
-		return fmt.Errorf("host %s: %w", h, err)
+		return "", fmt.Errorf("host %s: %w", h, err)
 	}
 	if needs.NodeMajor > 0 {
 		if err := f.r.RequireNode(ctx, h, needs.NodeMajor); err != nil {
-			return err
+			return "", err
 		}
 	}
 	for _, file := range needs.Files {
 		if err := f.copyFrom(ctx, h, file.Local, filepath.ToSlash(file.Rel)); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	if needs.DefinitionAt == "" {
+		return target, nil // a built-in target: the host knows it by name
+	}
+	serve := f.s.Path(filepath.ToSlash(needs.DefinitionAt))
+	if t.CPUQuotaPct > 0 { // capped there as here
+		serve += fmt.Sprintf("@cpu%d", t.CPUQuotaPct)
+	}
+	return serve, nil
 }
 
 // awaitReady reads the server's stdout until its ready line (targets.Ready) names its port

@@ -85,7 +85,8 @@ func TestAddDir(t *testing.T) {
 }
 
 // A target defined by a file takes the road a built-in one does: resolved by its path, started
-// in its folder, checked on the scenarios it claims and refused the ones it does not.
+// in its folder, checked on the scenarios it claims and refused the ones it does not, placed on
+// another host as its folder.
 func TestUserDefinition(t *testing.T) {
 	dir := t.TempDir()
 	writeDefinition(t, dir, "hi.py", hiServer)
@@ -105,8 +106,17 @@ func TestUserDefinition(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "target user-def does not serve json, get-user: its definition ("+def+") claims ping") {
 		t.Fatalf("Refuses: %v", err)
 	}
-	if _, err := tg.ForHost(); err == nil || !strings.Contains(err.Error(), "only built-in targets travel") {
-		t.Fatalf("a user's definition went to another host: %v", err)
+	// On another host it is its folder, served there by its file's path.
+	n, err := tg.ForHost()
+	if err != nil || len(n.Files) != 1 || n.Files[0].Local != dir || n.Files[0].Rel != "targets/user-def" || n.DefinitionAt != "targets/user-def/user-def.json" {
+		t.Fatalf("ForHost: %+v, %v", n, err)
+	}
+	outside := writeDefinition(t, dir, "outside.json", `{"name":"user-outside","runtime":"other","prepare":{"produces":["/bin/sh"]},
+  "start":{"command":["python3","{dir}/hi.py","{port}"]},"scenarios":["ping"]}`)
+	if o, err := Resolve(outside); err != nil {
+		t.Fatal(err)
+	} else if _, err := o.ForHost(); err == nil || !strings.Contains(err.Error(), "/bin/sh is outside its definition's folder") {
+		t.Fatalf("a file outside the folder: %v", err)
 	}
 	if v := tg.Versions(); v["definition"] != def || !strings.Contains(v["command"], "hi.py") {
 		t.Errorf("versions %v", v)

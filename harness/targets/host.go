@@ -3,6 +3,7 @@ package targets
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,9 @@ import (
 type HostNeeds struct {
 	Files     []HostFile
 	NodeMajor int // > 0: the host needs Node of at least this major version
+	// DefinitionAt is where a user's definition file goes under the checkout on the host,
+	// for `bindrace serve --target` there; "" for a built-in target, known there by name.
+	DefinitionAt string
 }
 
 // HostFile is a file or a tree a target runs from: Local is where it is here, Rel where
@@ -20,16 +24,16 @@ type HostFile struct {
 }
 
 // ForHost says what t needs on another host: the files its definition runs from, each where
-// Resolve looks for it on the host (under the checkout, or its bin/), and the Node its bundle
-// targets. Resolve owns where a target's files are, so a capped target (T@cpuNN) needs what T
-// needs. Only a built-in definition travels (it is compiled into the executable the host gets);
-// a cmd: command or a user's definition is this machine's.
+// Resolve looks for it on the host (under the checkout, or its bin/), and the Node it needs.
+// Resolve owns where a target's files are, so a capped target (T@cpuNN) needs what T needs. A
+// built-in definition travels compiled into the executable the host gets; a user's travels as
+// its folder (userOnHost). A cmd: command is this machine's.
 func (t *Target) ForHost() (HostNeeds, error) {
 	switch {
 	case t.def == nil:
 		return HostNeeds{}, fmt.Errorf("target %s cannot run on another host: its command is this machine's", t.Name)
 	case !t.def.builtin:
-		return HostNeeds{}, fmt.Errorf("target %s cannot run on another host: its definition (%s) is this machine's; only built-in targets travel", t.Name, t.def.file)
+		return t.userOnHost()
 	}
 	var needs HostNeeds
 	files := t.def.Files
@@ -50,6 +54,42 @@ func (t *Target) ForHost() (HostNeeds, error) {
 		needs.NodeMajor = b.Node
 	}
 	return needs, nil
+}
+
+// userHome is where a user's definition folders go on a host, under the checkout there.
+const userHome = "targets"
+
+// userOnHost: a user's definition travels as its whole folder (its server, what its preparation
+// made there), to targets/NAME/ on the host, and is served there by its file's path; what it
+// runs from must be in that folder or the checkout. A node server also needs the preload.
+func (t *Target) userOnHost() (HostNeeds, error) {
+	dir := t.paths["{dir}"]
+	rel := filepath.Join(userHome, t.Name)
+	needs := HostNeeds{Files: []HostFile{{Local: dir, Rel: rel}}, DefinitionAt: filepath.Join(rel, filepath.Base(t.def.file))}
+	for _, f := range t.expandAll(append(slices.Clone(t.def.Files), t.def.Prepare.Produces...)) {
+		if inside(dir, f) {
+			continue
+		}
+		if _, err := t.onHost(f); err != nil {
+			return HostNeeds{}, fmt.Errorf("target %s: %s is outside its definition's folder (%s) and the checkout: it cannot be placed on another host", t.Name, f, dir)
+		}
+		return HostNeeds{}, fmt.Errorf("target %s: %s is outside its definition's folder (%s): only that folder goes to another host", t.Name, f, dir)
+	}
+	if t.Runtime == RuntimeNode {
+		preload := preloadPath(t.paths["{root}"])
+		needs.Files = append(needs.Files, HostFile{Local: preload, Rel: filepath.Join("harness", "targets", "uws", "preload.cjs")})
+		needs.NodeMajor = 1
+		if b := t.def.Prepare.Bundle; b != nil {
+			needs.NodeMajor = b.Node
+		}
+	}
+	return needs, nil
+}
+
+// inside reports whether path is dir or under it.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // onHost is where a file of the target goes on another host: a binary into the checkout's

@@ -68,7 +68,8 @@ func Resolve(name string) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Name, t.CPUQuotaPct = name, pct
+		// Named for what it serves as: a definition's path capped is its name capped.
+		t.Name, t.CPUQuotaPct = fmt.Sprintf("%s@cpu%d", t.Name, pct), pct
 		return t, nil
 	}
 	if name == "reference" {

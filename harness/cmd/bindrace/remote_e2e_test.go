@@ -367,3 +367,34 @@ func hostLine(stderr, s string) string {
 	}
 	return ""
 }
+
+// A target of the user's runs on the server host as a built-in one does: its definition's
+// folder (here the go template, built here) goes there, and the host serves it from its file.
+func TestRaceUserTargetAcrossHosts(t *testing.T) {
+	l := lab.Get(t)
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOTOOLCHAIN", "local")
+	mine := filepath.Join(t.TempDir(), "mine")
+	if r := cli(t, time.Minute, "target", "new", "mine-remote", "--runtime", "go", "--dir", mine); r.code != 0 {
+		t.Fatalf("target new: %s", r.stderr)
+	}
+	def := filepath.Join(mine, "target.json")
+	if r := cli(t, 2*time.Minute, "target", "prepare", def); r.code != 0 {
+		t.Fatalf("target prepare: %s", r.stderr)
+	}
+	dir := filepath.Join(t.TempDir(), "race")
+	r := cli(t, 120*time.Second, "race", "--a", def, "--b", "fasthttp", "--server-host", l.Server.Spec, "--client-hosts", l.Clients[0].Spec,
+		"--ssh-config", l.ConfigFile, "--pairs", "2", "--windows", "1", "--duration", "1s", "--warmup", "200ms", "--settle", "0",
+		"--cooldown", "0", "--busy-sample", "0", "--out", dir, "--json")
+	var s session.Summary
+	r.decode(t, &s)
+	if s.Verdict == "" || len(s.Pairs) != 2 {
+		t.Fatalf("verdict %q, %d pairs\n%s", s.Verdict, len(s.Pairs), r.stderr)
+	}
+	for _, p := range s.Pairs {
+		if p.A.Target != "mine-remote" || p.A.RPS <= 0 || p.A.ServerCPUPct <= 0 || p.A.Error != "" {
+			t.Errorf("pair %d: %s rps %.0f, server CPU %.1f%%, error %q", p.Index, p.A.Target, p.A.RPS, p.A.ServerCPUPct, p.A.Error)
+		}
+	}
+	noneLeftInLab(t, l)
+}
