@@ -62,24 +62,24 @@ const userHome = "targets"
 // userOnHost: a user's definition travels as its whole folder (its server, what its preparation
 // made there), to targets/NAME/ on the host, and is served there by its file's path; what it
 // runs from must be in that folder or the checkout. A node server also needs the preload.
-func (t *Target) userOnHost() (HostNeeds, error) {
-	dir := t.paths["{dir}"]
-	rel := filepath.Join(userHome, t.Name)
-	needs := HostNeeds{Files: []HostFile{{Local: dir, Rel: rel}}, DefinitionAt: filepath.Join(rel, filepath.Base(t.def.file))}
-	for _, f := range t.expandAll(append(slices.Clone(t.def.Files), t.def.Prepare.Produces...)) {
+func (p *placed) userOnHost() (HostNeeds, error) {
+	dir := p.paths["{dir}"]
+	rel := filepath.Join(userHome, p.def.Name)
+	needs := HostNeeds{Files: []HostFile{{Local: dir, Rel: rel}}, DefinitionAt: filepath.Join(rel, filepath.Base(p.def.file))}
+	for _, f := range p.expandAll(append(slices.Clone(p.def.Files), p.def.Prepare.Produces...)) {
 		if inside(dir, f) {
 			continue
 		}
-		if _, err := t.onHost(f); err != nil {
-			return HostNeeds{}, fmt.Errorf("target %s: %s is outside its definition's folder (%s) and the checkout: it cannot be placed on another host", t.Name, f, dir)
+		if _, err := p.onHost(f); err != nil {
+			return HostNeeds{}, fmt.Errorf("target %s: %s is outside its definition's folder (%s) and the checkout: it cannot be placed on another host", p.def.Name, f, dir)
 		}
-		return HostNeeds{}, fmt.Errorf("target %s: %s is outside its definition's folder (%s): only that folder goes to another host", t.Name, f, dir)
+		return HostNeeds{}, fmt.Errorf("target %s: %s is outside its definition's folder (%s): only that folder goes to another host", p.def.Name, f, dir)
 	}
-	if t.Runtime == RuntimeNode {
-		preload := preloadPath(t.paths["{root}"])
+	if p.def.Runtime == RuntimeNode {
+		preload := preloadPath(p.paths["{root}"])
 		needs.Files = append(needs.Files, HostFile{Local: preload, Rel: filepath.Join("harness", "targets", "uws", "preload.cjs")})
 		needs.NodeMajor = 1
-		if b := t.def.Prepare.Bundle; b != nil {
+		if b := p.def.Prepare.Bundle; b != nil {
 			needs.NodeMajor = b.Node
 		}
 	}
