@@ -59,6 +59,10 @@ func (f *Fleet) StartServer(ctx context.Context, target string, threads int, sta
 		return nil, err
 	}
 	srv.Startup = time.Since(t0)
+	// Open the host's usage reader now: its first read starts an ssh channel (and the login
+	// shell's rc files, seconds on a loaded host), which at a window's open would land after
+	// the window and leave its CPU measured over another interval (a first run read 0%).
+	srv.Usage()
 	return srv, nil
 }
 

@@ -392,7 +392,7 @@ func TestRaceUserTargetAcrossHosts(t *testing.T) {
 		t.Fatalf("verdict %q, %d pairs\n%s", s.Verdict, len(s.Pairs), r.stderr)
 	}
 	for _, p := range s.Pairs {
-		if p.A.Target != "mine-remote" || p.A.RPS <= 0 || p.A.ServerCPUPct <= 0 || p.A.Error != "" {
+		if p.A.Target != def || p.A.RPS <= 0 || p.A.ServerCPUPct <= 0 || p.A.Error != "" {
 			t.Errorf("pair %d: %s rps %.0f, server CPU %.1f%%, error %q", p.Index, p.A.Target, p.A.RPS, p.A.ServerCPUPct, p.A.Error)
 		}
 	}
