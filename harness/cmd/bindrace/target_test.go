@@ -107,3 +107,16 @@ func TestVerifyClaimedNotServed(t *testing.T) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errs.String())
 	}
 }
+
+// The examples' definitions stay ones the harness takes (their set-up need not have run).
+func TestExampleDefinitions(t *testing.T) {
+	root, err := machine.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	code := run([]string{"target", "list", "--targets-dir", filepath.Join(root, "examples")}, &out, &errs)
+	if code != 0 || !strings.Contains(out.String(), "hyper-express") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
+	}
+}
