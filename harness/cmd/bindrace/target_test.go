@@ -94,7 +94,7 @@ func TestTargetNewVerifies(t *testing.T) {
 }
 
 // A definition that claims a scenario its server does not serve fails verify, naming the
-// route it asked for.
+// route it asked for; one it does not claim is skipped, saying so.
 func TestVerifyClaimedNotServed(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "hi.py"), []byte(testbin.HiServer), 0o755)
@@ -103,7 +103,7 @@ func TestVerifyClaimedNotServed(t *testing.T) {
 	var out, errs bytes.Buffer
 	code := run([]string{"verify", "--target", def}, &out, &errs)
 	if code != 2 || !strings.Contains(out.String(), "ok    claims-json/ping") || !strings.Contains(out.String(), "FAIL  claims-json/json") ||
-		!strings.Contains(errs.String(), "POST /json") {
+		!strings.Contains(errs.String(), "POST /json") || !strings.Contains(out.String(), "skip  claims-json/params: its definition does not claim it") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errs.String())
 	}
 }
