@@ -94,17 +94,17 @@ func (p gcProbe) Record(rec *session.Run, _ *Run, kept []Window) {
 		gcNotRead(rec, "no window was read", false)
 		return
 	}
-	readings := map[string]float64{
-		GoGCRateReading: round.Readable(float64(cycles) / secs), GoGCPauseReading: round.Readable(pause / secs),
-		GoGCLiveReading: last.End.LiveMiB, GoGCCPUReading: last.End.CPUPct,
+	put := func(key string, v float64) {
+		addReadings(rec, map[string]session.Reading{key: {Value: v, Label: goGCLabels[key], LowerIsBetter: true}})
 	}
 	if last.End.Cycles == 0 { // no collection yet: live heap and CPU share are not known
 		gcNotRead(rec, "no collection was traced", false)
-		readings = map[string]float64{GoGCRateReading: 0, GoGCPauseReading: 0}
+	} else {
+		put(GoGCLiveReading, last.End.LiveMiB)
+		put(GoGCCPUReading, last.End.CPUPct)
 	}
-	for key, v := range readings {
-		addReadings(rec, map[string]session.Reading{key: {Value: v, Label: goGCLabels[key], LowerIsBetter: true}})
-	}
+	put(GoGCRateReading, round.Readable(float64(cycles)/secs))
+	put(GoGCPauseReading, round.Readable(pause/secs))
 }
 
 // gcNotRead marks every traced reading of rec as not read, and why.

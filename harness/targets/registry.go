@@ -50,10 +50,11 @@ var loadBuiltins = sync.OnceFunc(func() {
 		}
 		d, err := DecodeDefinition(b, filepath.Join(builtinDir, e.Name()))
 		if err == nil {
-			err = addLocked(d, true)
+			_, err = addLocked(d, true)
 		}
 		errs = append(errs, err)
 	}
+	slices.SortStableFunc(registry.names, func(a, b string) int { return orderOf(a) - orderOf(b) })
 	registry.err = errors.Join(errs...)
 })
 
@@ -61,20 +62,19 @@ var loadBuiltins = sync.OnceFunc(func() {
 // variants, the upstream, the Go peers. Names not listed here follow in file order.
 var builtinOrder = []string{"binding", "binding-plain", "binding-static", "binding-ownp", "binding-uring", "binding-static-uring", "uws", "fasthttp", "nethttp"}
 
-func addLocked(d *Definition, builtin bool) error {
+// addLocked registers d and returns the definition registered under its name: d, or the one
+// already read from the same file (a flag given twice, a second command of one process).
+func addLocked(d *Definition, builtin bool) (*Definition, error) {
 	if old, ok := registry.defs[d.Name]; ok {
 		if old.file == d.file && !builtin {
-			return nil // the same file added again (a flag given twice, a second command)
+			return old, nil
 		}
-		return fmt.Errorf("target definition %s: %w", d.file, fieldErr("name", "%q is already defined by %s", d.Name, old.file))
+		return nil, fmt.Errorf("target definition %s: %w", d.file, fieldErr("name", "%q is already defined by %s", d.Name, old.file))
 	}
 	d.builtin = builtin
 	registry.defs[d.Name] = d
 	registry.names = append(registry.names, d.Name)
-	if builtin {
-		slices.SortStableFunc(registry.names, func(a, b string) int { return orderOf(a) - orderOf(b) })
-	}
-	return nil
+	return d, nil
 }
 
 func orderOf(name string) int {
@@ -103,50 +103,52 @@ func AddDir(dir string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("targets dir %s: no definition in it (target.json, NAME.target.json, or FOLDER/target.json)", dir)
 	}
-	return addFiles(files)
+	_, err := addFiles(files)
+	return err
 }
 
-// AddFile adds one definition file (a target named by its path).
+// AddFile adds one definition file (a target named by its path) and returns it.
 func AddFile(path string) (*Definition, error) {
-	if err := addFiles([]string{path}); err != nil {
+	defs, err := addFiles([]string{path})
+	if err != nil {
 		return nil, err
 	}
-	registry.Lock()
-	defer registry.Unlock()
-	return registry.defs[registry.names[len(registry.names)-1]], nil
+	return defs[0], nil
 }
 
-func addFiles(files []string) error {
+// addFiles reads and registers files, all or none, returning what is registered for each.
+func addFiles(files []string) ([]*Definition, error) {
 	loadBuiltins()
 	defs := make([]*Definition, 0, len(files))
 	for _, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b, err := readDefinitionFile(abs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		d, err := DecodeDefinition(b, abs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defs = append(defs, d)
 	}
 	registry.Lock()
 	defer registry.Unlock()
 	names := slices.Clone(registry.names)
-	for _, d := range defs {
-		if err := addLocked(d, false); err != nil {
+	for i, d := range defs {
+		var err error
+		if defs[i], err = addLocked(d, false); err != nil {
 			for _, n := range registry.names[len(names):] { // undo: all or nothing
 				delete(registry.defs, n)
 			}
 			registry.names = names
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return defs, nil
 }
 
 func readDefinitionFile(path string) ([]byte, error) {
