@@ -205,3 +205,32 @@ func FuzzDecodeDefinition(f *testing.F) {
 		}
 	})
 }
+
+// A bundle is written before every start, but never over a file the harness did not write.
+func TestBundleKeepsAUsersFile(t *testing.T) {
+	dir := t.TempDir()
+	writeDefinition(t, dir, "server.ts", `console.log("hi");`+"\n")
+	mine := writeDefinition(t, dir, "mine.js", "precious\n")
+	def := writeDefinition(t, dir, "target.json", `{"name":"bundle-keeps","runtime":"node",
+  "prepare":{"bundle":{"entry":"{dir}/server.ts","out":"{dir}/mine.js","node":20}},
+  "start":{"command":["node","{dir}/mine.js"],"env":{"PORT":"{port}"}},"scenarios":["ping"]}`)
+	tg, err := Resolve(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tg.command(8080, StartOptions{}); err == nil || !strings.Contains(err.Error(), "was not written by bindrace") {
+		t.Fatalf("bundling over a user's file: %v", err)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "precious\n" {
+		t.Fatalf("the user's file now holds %q", b)
+	}
+	os.Remove(mine)
+	for i := 0; i < 2; i++ { // written, then written over: it is the harness's now
+		if _, _, err := tg.command(8080, StartOptions{}); err != nil {
+			t.Fatalf("bundle %d: %v", i+1, err)
+		}
+	}
+	if b, _ := os.ReadFile(mine); !strings.HasPrefix(string(b), bundleMark) {
+		t.Errorf("the bundle begins %q", b[:min(len(b), 60)])
+	}
+}

@@ -2,6 +2,9 @@ package targets
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +22,30 @@ import (
 // upstreamPackage is the pinned uWebSockets.js build (harness/targets/uws/package.json); builds
 // after 20.30 need glibc 2.38 and Debian 12 has 2.36.
 const upstreamPackage = "@trufflesuite/uws-js-unofficial"
+
+// bundleMark opens every bundle the harness writes: a file at a bundle's path without it is
+// someone's, and is never written over.
+const bundleMark = "// Bundled by bindrace before every start; do not edit."
+
+// ownBundle says why out may not be written: it exists, is not a bundle of the harness's, and
+// is not in the checkout's build/ (generated output, where bundles made before the mark live).
+func (p *placed) ownBundle(out string) error {
+	if inside(filepath.Join(p.paths["{root}"], "build"), out) {
+		return nil
+	}
+	f, err := os.Open(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, len(bundleMark))
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != bundleMark {
+		return fmt.Errorf("bundle %s exists and was not written by bindrace: it is left as it is; point prepare.bundle.out at a new file", out)
+	}
+	return nil
+}
 
 // bundleMu serialises esbuild runs in this process (parallel tests, matrix set-up).
 var bundleMu sync.Mutex
@@ -48,6 +75,7 @@ func (p *placed) bundle() (string, error) {
 		AbsWorkingDir: filepath.Dir(entry),
 		External:      b.External,
 		LogLevel:      api.LogLevelSilent,
+		Banner:        map[string]string{"js": bundleMark},
 		Define: map[string]string{
 			"BINDRACE_BACKGROUND_ROUTES": string(routesJSON),
 			"BINDRACE_VIDEO_SIZE":        fmt.Sprint(scenario.VideoSize),
@@ -68,6 +96,9 @@ func (p *placed) bundle() (string, error) {
 	}
 	if len(res.OutputFiles) != 1 {
 		return "", fmt.Errorf("target %s: esbuild wrote %d files, want 1", p.def.Name, len(res.OutputFiles))
+	}
+	if err := p.ownBundle(out); err != nil {
+		return "", fmt.Errorf("target %s: %w", p.def.Name, err)
 	}
 	// Write and rename: another bindrace process may be starting node on the bundle right now.
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
