@@ -3,9 +3,9 @@ package targets
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
