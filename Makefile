@@ -190,7 +190,7 @@ vet: | $(SETUP_STAMP) ## go vet (both test tiers; the binding with bindrace_rele
 # staticcheck and deadcode see the long tier's files too (-tags long: a superset of the fast
 # tier's, no file is //go:build !long), so a helper only the long tests use is neither "unused"
 # nor rots unchecked.
-lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/deadcode-allow.txt), funclen, methodcount, domainflags
+lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/deadcode-allow.txt), funclen, methodcount, domainflags, archimports
 	$(GO) tool staticcheck -tags $(LONG_TAG) ./...
 	$(GO) tool staticcheck -tags bindrace_release ./binding/...
 	$(GO) tool staticcheck -tags soak ./binding/...
@@ -198,13 +198,14 @@ lint-go: | $(SETUP_STAMP) ## staticcheck, deadcode -test (allowlist: scripts/dea
 	$(GO) run ./scripts/funclen harness binding scripts
 	$(GO) run ./scripts/methodcount harness binding scripts
 	$(GO) run ./scripts/domainflags harness
+	$(GO) run ./scripts/archimports ARCHITECTURE.md
 
 # actionlint is a tool dependency in go.mod too; it also runs shellcheck over the run: scripts
 # when shellcheck is installed.
 lint-workflows: | $(SETUP_STAMP) ## actionlint over .github/workflows/*.yml
 	$(GO) tool actionlint $(wildcard .github/workflows/*.yml)
 
-lint: vet lint-go lint-workflows lint-native ## go vet, staticcheck, deadcode, funclen, methodcount, domainflags, actionlint, clang-tidy: all must be clean
+lint: vet lint-go lint-workflows lint-native ## go vet, staticcheck, deadcode, funclen, methodcount, domainflags, archimports, actionlint, clang-tidy: all must be clean
 
 TEST_BINS := bin/bindrace bin/binding-server bin/binding-server-plain bin/go-server
 
