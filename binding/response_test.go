@@ -131,6 +131,7 @@ func TestResponseStartsClean(t *testing.T) {
 	type plainErrs struct{ header, write error }
 	errs := make(chan plainErrs, 16)
 	shared := NewBody([]byte("shared"))
+	t.Cleanup(shared.Release) // after the app's shutdown (cleanups run last first)
 	a := testApp(t, Config{}, 1, func(a *App) {
 		a.Get("/status", func(w *Response, r *Request) {
 			w.Status(201)
