@@ -156,7 +156,7 @@ func TestResponseStartsClean(t *testing.T) {
 			w.WriteString("lost")
 			panic("boom")
 		})
-		a.Get("/close", func(w *Response, r *Request) { w.Close(); w.WriteString("close") })
+		a.Get("/close", func(w *Response, r *Request) { w.Header("connection", "close"); w.WriteString("close") })
 		a.Get("/plain", func(w *Response, r *Request) {
 			var e plainErrs
 			e.header = w.Header("x-p", "1")
