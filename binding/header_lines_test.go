@@ -64,3 +64,39 @@ func TestHeaderLinesCheckedByContent(t *testing.T) {
 		}
 	}
 }
+
+// sameBytes finds every differing byte, at every position of names and values from 0 to 40
+// bytes long, the bytes around them equal; and holds tells a line from one whose name or value
+// differs in any byte, or in length.
+func TestSameBytes(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		a := make([]byte, n+2)
+		for i := range a {
+			a[i] = byte('a' + i%26)
+		}
+		s := string(a[1 : n+1]) // a copy: its own memory, the bytes around it not compared
+		if !sameBytes(unsafe.Pointer(&a[1]), s) {
+			t.Fatalf("%d bytes: equal bytes reported different", n)
+		}
+		for i := 0; i < n; i++ {
+			b := []byte(s)
+			b[i] ^= 0x40
+			if sameBytes(unsafe.Pointer(&a[1]), string(b)) {
+				t.Fatalf("%d bytes: a difference at %d not seen", n, i)
+			}
+		}
+	}
+	line := []byte("content-type: text/plain\r\n")
+	e := headerLine{line: line, nameLen: len("content-type")}
+	if !e.holds("content-type", "text/plain") {
+		t.Fatal("the line's own name and value not held")
+	}
+	for _, kv := range [][2]string{{"content-typf", "text/plain"}, {"content-type", "text/plaim"},
+		{"Content-type", "text/plain"}, {"content-type", "text/plai"}, {"content-typ", "text/plain"},
+		{"content-type", "text/plain "}, {"content-type:", "text/plain"},
+		{"content-typ", " text/plain"}} { // the line's bytes, split elsewhere
+		if e.holds(kv[0], kv[1]) {
+			t.Errorf("%q: %q held by %q", kv[0], kv[1], line)
+		}
+	}
+}

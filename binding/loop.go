@@ -79,8 +79,6 @@ type loop struct {
 	req         Request            // reused for every request of this loop
 	res         Response           // reused likewise
 	lines       headerLines        // the header lines its answers wrote, by position
-	// Arena bytes used by the answers written so far in this batch.
-	headUsed, bodyUsed uint64
 
 	// WebSocket sends go into the batch's ws arena while the loop dispatches (dispatching,
 	// under wmu, so another goroutine's Send may join the batch too); otherwise to the inbox.
@@ -115,6 +113,7 @@ func openLoop(a *App, host *C.char, port int) (*loop, error) {
 		streams: map[uint64]*Stream{}, done: make(chan struct{})}
 	l.cu, l.bu = C.uintptr_t(uintptr(unsafe.Pointer(l.c))), C.uintptr_t(uintptr(unsafe.Pointer(l.batch)))
 	l.stepFn = l.step
+	l.res.l = l // for good: begin sets the rest of the loop's Response for each request
 	l.rawWait = !a.own && !a.cgoWait
 	l.ep, l.events = uintptr(C.br_loop_fd(c)), uintptr(C.br_loop_events(c))
 	l.direct = newDirectArgs(c, l.batch)
@@ -217,7 +216,7 @@ func (l *loop) run() {
 		if n == 0 && nws == 0 {
 			continue
 		}
-		l.headUsed, l.bodyUsed = 0, 0
+		l.res.headEnd, l.res.bodyEnd = 0, 0 // the batch's arenas are empty: its first answer starts at 0
 		l.wmu.Lock()
 		l.dispatching, l.wsUsed = true, 0
 		l.useArena = l.wsPosted == uint64(b.ws_posted_applied)
@@ -242,6 +241,9 @@ func (l *loop) run() {
 // or the request after one whose handler panicked (answered 500). One deferred recover covers
 // the requests it serves, so a batch pays for it once, not once a request (about 38
 // instructions a response at pipelining 10: loop.recover, gorecover and the defer's wrapper).
+// Each request is served in the loop itself, not through a call of its own (about 10
+// instructions a response: the call, its frame, the arguments reloaded after it); the routes
+// are fixed once the app listens (ErrStarted).
 func (l *loop) serveFrom(reqs []C.br_request, resps []C.br_response, i int) (next int) {
 	defer func() {
 		if e := recover(); e != nil {
@@ -249,19 +251,16 @@ func (l *loop) serveFrom(reqs []C.br_request, resps []C.br_response, i int) (nex
 			next = i + 1
 		}
 	}()
+	r, w, routes := &l.req, &l.res, l.app.routes
 	for ; i < len(reqs); i++ {
-		l.serve(&reqs[i], &resps[i])
+		cr := &reqs[i]
+		rt := &routes[cr.route]
+		r.c, r.rt = cr, rt
+		w.begin(cr, &resps[i])
+		rt.h(w, r)
+		w.finish()
 	}
 	return i
-}
-
-func (l *loop) serve(cr *C.br_request, out *C.br_response) {
-	rt := &l.app.routes[cr.route]
-	r, w := &l.req, &l.res
-	r.c, r.rt = cr, rt
-	w.begin(l, cr, out)
-	rt.h(w, r)
-	w.finish()
 }
 
 // recovered turns a handler's panic into a 500 for its request (the loop's response); the loop
@@ -273,8 +272,7 @@ func (l *loop) recovered(e any) {
 		return
 	}
 	w.status = 500
-	w.headEnd, w.bodyEnd = w.headOff, w.bodyOff
-	l.headUsed, l.bodyUsed = w.headOff, w.bodyOff
+	w.headEnd, w.bodyEnd = w.headOff, w.bodyOff // the next answer writes over this one's bytes
 	w.shared, w.stream = nil, nil
 	w.finish()
 }
@@ -312,6 +310,44 @@ func (l *loop) arena(which int, used, need uint64) []byte {
 		p, c = pick()
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(c))
+}
+
+// headRoom is the n bytes of the batch's head arena past used, growing the arena when they are
+// not there. It and bodyRoom are the answers' way into the arenas: they read the batch's arena
+// and capacity at every call (the core may move an arena between steps, and a grow moves it),
+// and when there is room they call nothing, where arena, which is not inlined, cost about 13
+// instructions a call (two a response on ping). They are inlined only while within the
+// inliner's budget of 80 (they cost 79: -gcflags=-m=2 says): the batch is read twice rather
+// than kept in a variable, and the grow is a call. used+n <= cap is checked before the slice
+// is made, so it needs no bounds check of its own.
+func (l *loop) headRoom(used, n uint64) []byte {
+	if used+n <= uint64(l.batch.head_cap) {
+		return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(l.batch.head_arena), used)), n)
+	}
+	return l.grow(0, used, n)
+}
+
+// bodyRoom is headRoom for the body arena.
+func (l *loop) bodyRoom(used, n uint64) []byte {
+	if used+n <= uint64(l.batch.body_cap) {
+		return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(l.batch.body_arena), used)), n)
+	}
+	return l.grow(1, used, n)
+}
+
+// grow makes room for need bytes past used in the head (which=0) or body arena, keeping the
+// used bytes, and returns those need bytes; the batch then holds the arena's new place and
+// capacity. Not inlined, so that headRoom and bodyRoom are.
+//
+//go:noinline
+func (l *loop) grow(which int, used, need uint64) []byte {
+	b := l.batch
+	C.br_loop_grow(l.c, b, C.int(which), C.uint64_t(used), C.uint64_t(need))
+	p := b.head_arena
+	if which == 1 {
+		p = b.body_arena
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), used)), need)
 }
 
 // locked runs f with the native loop alive, from any goroutine; false if it is gone.

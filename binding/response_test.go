@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -121,4 +122,79 @@ func TestValidNameEveryByte(t *testing.T) {
 	if validName("") {
 		t.Error(`validName("") = true`)
 	}
+}
+
+// Every request's Response starts as new, whatever the handler before it on the loop did with
+// its own: begin resets the loop's Response field by field, so each field a handler can change
+// is changed here before a plain answer, in one batch and across connections of one loop.
+func TestResponseStartsClean(t *testing.T) {
+	type plainErrs struct{ header, write error }
+	errs := make(chan plainErrs, 16)
+	shared := NewBody([]byte("shared"))
+	t.Cleanup(shared.Release) // after the app's shutdown (cleanups run last first)
+	a := testApp(t, Config{}, 1, func(a *App) {
+		a.Get("/status", func(w *Response, r *Request) {
+			w.Status(201)
+			w.Header("x-a", "1")
+			w.Header("x-b", "2")
+			w.WriteString("status")
+		})
+		a.Get("/shared", func(w *Response, r *Request) { w.SendBody(shared) })
+		a.Get("/stream", func(w *Response, r *Request) {
+			s, err := w.Stream(-1)
+			if err == nil {
+				s.Write([]byte("stream"))
+				s.Close()
+			}
+		})
+		a.Get("/detach", func(w *Response, r *Request) {
+			d := w.Detach()
+			go func() { d.WriteString("detached"); d.End() }()
+		})
+		a.Get("/panic", func(w *Response, r *Request) {
+			w.Header("x-a", "1")
+			w.WriteString("lost")
+			panic("boom")
+		})
+		a.Get("/close", func(w *Response, r *Request) { w.Header("connection", "close"); w.WriteString("close") })
+		a.Get("/plain", func(w *Response, r *Request) {
+			var e plainErrs
+			e.header = w.Header("x-p", "1")
+			_, e.write = w.WriteString("plain")
+			errs <- e
+		})
+	})
+	checkPlain := func(res *http.Response, after string) {
+		t.Helper()
+		e := <-errs
+		if got := body(t, res); e.header != nil || e.write != nil || got != "plain" || res.StatusCode != 200 ||
+			res.Header.Get("x-a") != "" || res.Header.Get("x-b") != "" || res.Header.Get("x-p") != "1" || res.Close {
+			t.Fatalf("after %s: status %d, body %q, header %v, close %v; Header %v, Write %v",
+				after, res.StatusCode, got, res.Header, res.Close, e.header, e.write)
+		}
+	}
+	c := dial(t, a)
+	br := bufio.NewReader(c)
+	paths := []string{"/status", "/shared", "/stream", "/detach", "/panic"}
+	want := map[string]string{"/status": "status", "/shared": "shared", "/stream": "stream", "/detach": "detached", "/panic": ""}
+	var raw strings.Builder
+	for _, p := range paths {
+		raw.WriteString(get(p) + get("/plain"))
+	}
+	io.WriteString(c, raw.String()) // one write: mostly one batch
+	for _, p := range paths {
+		res := roundTrip(t, c, br, "", "GET")
+		if got := body(t, res); got != want[p] {
+			t.Fatalf("%s: %q, want %q", p, got, want[p])
+		}
+		checkPlain(roundTrip(t, c, br, "", "GET"), p)
+	}
+	// The close flag of one connection's answer is not the next connection's.
+	c1 := dial(t, a)
+	br1 := bufio.NewReader(c1)
+	if res := roundTrip(t, c1, br1, get("/close"), "GET"); body(t, res) != "close" || !res.Close {
+		t.Fatalf("/close: not closed: %v", res.Header)
+	}
+	checkPlain(roundTrip(t, c, br, get("/plain"), "GET"), "/close on another connection")
+	checkPlain(roundTrip(t, c, br, get("/plain"), "GET"), "/plain")
 }
