@@ -87,6 +87,11 @@ func TestIdleLoopWaitsWhereOwedGoroutinesCanRun(t *testing.T) {
 	}
 	for _, path := range []string{"/later", "/stream"} {
 		io.WriteString(c, get(path))
+		// The handler ran once the answer is owed (a loop waiting inside the step is in the
+		// same state before the request as after it).
+		for deadline := time.Now().Add(5 * time.Second); a.owed.Load() != 1 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 		waitLoopState(t, a, owedState)
 		if n := a.owed.Load(); n != 1 {
 			t.Fatalf("%s: %d answers owed, want 1", path, n)
