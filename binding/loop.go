@@ -75,6 +75,7 @@ type loop struct {
 	sinceYield  int
 	yieldPoints int
 	soleP       bool
+	uw          uringWait          // an io_uring loop with deferred task work waits here (backend.go)
 	stepFn      func(uintptr) bool // l.step, bound once so the hot loop allocates nothing
 	req         Request            // reused for every request of this loop
 	res         Response           // reused likewise
@@ -194,6 +195,7 @@ func (l *loop) armTimer() {
 
 func (l *loop) run() {
 	defer close(l.done)
+	l.pin()
 	l.soleP = runtime.GOMAXPROCS(0) <= len(l.app.loops)
 	for {
 		b := l.batch

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -198,6 +199,9 @@ func TestEpollIsTheDefault(t *testing.T) {
 // serves, sleeps when idle and stops as with its wait in io_uring_enter.
 func TestUringPollWait(t *testing.T) {
 	a := uringApp(t, Config{}, 1, map[string]string{"BINDRACE_URING_WAIT": "poll"}, nil)
+	if a.uringDeferred() {
+		t.Fatal("the poll wait runs on a deferred ring, which its ppoll would never see")
+	}
 	c := dial(t, a)
 	if s := pipelined(c, "/", 20); s != "" {
 		t.Fatal(s)
@@ -220,5 +224,130 @@ func TestUringUnknownWait(t *testing.T) {
 	a.Shutdown(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "BINDRACE_URING_WAIT=spin: unknown wait (enter or poll)") {
 		t.Fatalf("Listen with BINDRACE_URING_WAIT=spin = %v", err)
+	}
+}
+
+// deferredApp is uringApp asking for deferred task work (the default): it fails where the
+// kernel gave the loop a ring without it for any reason but refusing the flags, and skips,
+// naming the refusal, where the kernel refused them (before Linux 6.1).
+func deferredApp(t *testing.T, cfg Config, extra func(*App)) *App {
+	t.Helper()
+	a := uringApp(t, cfg, 1, nil, extra)
+	if !a.uringDeferred() {
+		note := backendNote()
+		if strings.Contains(note, "deferred task work refused") {
+			t.Skipf("skipping: the kernel refuses deferred task work here: %s", note)
+		}
+		t.Fatalf("BINDRACE_LOOP=uring: no deferred task work (%s)", note)
+	}
+	if note := backendNote(); note != "io_uring (deferred task work)" {
+		t.Fatalf("backend note %q", note)
+	}
+	return a
+}
+
+// answerAfter sends one GET / on c and returns how long the answer took (it fails the test
+// past the connection's deadline).
+func answerAfter(t *testing.T, c net.Conn, br *bufio.Reader) time.Duration {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	start := time.Now()
+	if _, err := io.WriteString(c, get("/")); err != nil {
+		t.Fatal(err)
+	}
+	if s := roundTripErr2(br); s != "" {
+		t.Fatal(s)
+	}
+	return time.Since(start)
+}
+
+// A deferred ring's completions are posted only while the loop's thread is inside
+// io_uring_enter; nothing that polls sees them (docs/io_uring.md: the eventfd the kernel
+// signals for them does so a grace period of RCU late, 10 to 130 ms here). An idle loop must
+// still wake at once: after 300 ms of nothing (it waits inside the step by then) and after 2 ms
+// (its raw wait in Go, 10 ms long), each request is answered within a second, and the median
+// after the short pauses within 5 ms: a raw wait that missed the completion would end at its
+// timeout, some 8 ms later, and one woken by that eventfd 10 ms or more. The plain ring
+// (BINDRACE_URING_DEFER=0, the fallback) is held to the same bounds.
+func TestUringIdleLoopWakes(t *testing.T) {
+	for _, mode := range []string{"deferred", "plain"} {
+		t.Run(mode, func(t *testing.T) {
+			var a *App
+			if mode == "deferred" {
+				a = deferredApp(t, Config{}, nil)
+			} else {
+				a = uringApp(t, Config{}, 1, map[string]string{"BINDRACE_URING_DEFER": "0"}, nil)
+				if a.uringDeferred() {
+					t.Fatal("BINDRACE_URING_DEFER=0 runs on a deferred ring")
+				}
+			}
+			c := dial(t, a)
+			br := bufio.NewReader(c)
+			answerAfter(t, c, br)
+			for i := 0; i < 3; i++ {
+				time.Sleep(300 * time.Millisecond)
+				if d := answerAfter(t, c, br); d > time.Second {
+					t.Errorf("after 300 ms idle, answered in %v", d)
+				}
+			}
+			var took []time.Duration
+			for i := 0; i < 40; i++ {
+				time.Sleep(2 * time.Millisecond)
+				d := answerAfter(t, c, br)
+				if d > time.Second {
+					t.Errorf("after 2 ms idle, answered in %v", d)
+				}
+				took = append(took, d)
+			}
+			slices.Sort(took)
+			t.Logf("after 2 ms pauses: median %v, max %v", took[len(took)/2], took[len(took)-1])
+			if m := took[len(took)/2]; m > 5*time.Millisecond {
+				t.Errorf("after 2 ms pauses the median answer took %v", m)
+			}
+		})
+	}
+}
+
+// While a detached answer is owed, a deferred loop waits inside the step (the netpoller would
+// not see its completions): the answer another goroutine ends 200 ms later wakes it through
+// the inbox, and a request on another connection meanwhile is answered at once.
+func TestUringDeferredOwedWait(t *testing.T) {
+	a := deferredApp(t, Config{}, func(a *App) {
+		a.Get("/later", func(w *Response, r *Request) {
+			d := w.Detach()
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				d.WriteString("hi")
+				d.End()
+			}()
+		})
+	})
+	slow := dial(t, a)
+	slow.SetDeadline(time.Now().Add(5 * time.Second))
+	start := time.Now()
+	if _, err := io.WriteString(slow, get("/later")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the loop is owed the answer and idle
+	c := dial(t, a)
+	if d := answerAfter(t, c, bufio.NewReader(c)); d > time.Second {
+		t.Errorf("while an answer was owed, another request took %v", d)
+	}
+	if s := roundTripErr2(bufio.NewReader(slow)); s != "" {
+		t.Fatal(s)
+	}
+	if d := time.Since(start); d > 1200*time.Millisecond {
+		t.Errorf("the detached answer (sent after 200 ms) arrived after %v", d)
+	}
+}
+
+func TestUringUnknownDefer(t *testing.T) {
+	t.Setenv("BINDRACE_LOOP", "uring")
+	t.Setenv("BINDRACE_URING_DEFER", "yes")
+	a := New(Config{})
+	err := a.Listen("127.0.0.1:0", 1)
+	a.Shutdown(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "BINDRACE_URING_DEFER=yes: unknown value (1 or 0)") {
+		t.Fatalf("Listen with BINDRACE_URING_DEFER=yes = %v", err)
 	}
 }

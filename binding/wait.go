@@ -44,8 +44,11 @@ import (
 //
 // Config.CgoWait turns it off (every wait inside the step, as before). While detached
 // responses are owed the loop parks in the netpoller at once (loop.next), and a loop with
-// Config.OwnProcessor waits inside the step. An io_uring loop waits the same way: its epoll
-// descriptor holds the ring's, which polls readable when completions are ready.
+// Config.OwnProcessor waits inside the step. An io_uring loop without deferred task work waits
+// the same way: its epoll descriptor holds the ring's, which polls readable when completions
+// are ready. One with deferred task work raw-waits in io_uring_enter instead, on its locked
+// thread, the only place its completions are posted (backend.go), and waits inside the step
+// while answers are owed.
 const (
 	rawWaitMs       = 10
 	rawYieldBatches = 4
@@ -65,7 +68,7 @@ func (l *loop) nextRaw() bool {
 		default:
 			return l.stepped == 0
 		}
-		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, l.ep, l.events, maxEvents, rawWaitMs, 0, 0)
+		n, e := l.rawWaitOnce()
 		switch {
 		case e == 0 && n > 0:
 			l.ready = int(n)
@@ -89,7 +92,16 @@ func (l *loop) nextRaw() bool {
 // only Ps, so runnable goroutines get the P and sysmon never needs to preempt it. Whether it
 // does (GOMAXPROCS no more than the loops: soleP, set when the loop starts) is read again every
 // 64 of those points: reading it takes the scheduler's lock.
+//
+// A loop locked to its thread (a deferred io_uring loop, backend.go) never yields: the runtime
+// cannot run a locked goroutine's thread for anyone else, so each Gosched would hand the P to
+// another thread and back, two futex wake-ups and two context switches (0.9 futex calls per
+// response at pipelining 1 when it yielded every 4 batches). Sysmon preempts it after 10 ms
+// instead, as a loop with a spare P.
 func (l *loop) yieldSometimes() {
+	if l.uw.fd != ^uintptr(0) {
+		return
+	}
 	l.sinceYield++
 	if l.sinceYield < rawYieldBatches {
 		return
@@ -101,4 +113,22 @@ func (l *loop) yieldSometimes() {
 	if l.soleP {
 		runtime.Gosched()
 	}
+}
+
+// rawWaitOnce is one raw wait of up to rawWaitMs: epoll_pwait on the loop's descriptor (the
+// events it returned), or for a deferred io_uring loop io_uring_enter on the ring, which runs
+// the deferred task work and returns once a completion is posted (1) or at its timeout (0).
+func (l *loop) rawWaitOnce() (uintptr, syscall.Errno) {
+	if l.uw.fd == ^uintptr(0) {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, l.ep, l.events, maxEvents, rawWaitMs, 0, 0)
+		return n, e
+	}
+	_, _, e := syscall.RawSyscall6(sysIoUringEnter, l.uw.fd, 0, 1, l.uw.flags, l.uw.arg, l.uw.argSize)
+	switch e {
+	case 0:
+		return 1, 0
+	case syscall.ETIME:
+		return 0, 0
+	}
+	return 0, e
 }

@@ -217,6 +217,20 @@ void *br_loop_events(br_loop *loop);
 int br_loop_fd(br_loop *loop);
 /* The loop's backend, chosen by BINDRACE_LOOP in br_loop_new: 0 epoll, 1 io_uring. */
 int br_loop_backend(br_loop *loop);
+/* An io_uring loop with deferred task work (docs/io_uring.md) posts completions only while the
+ * thread that took its first step is inside io_uring_enter, and nothing that polls br_loop_fd
+ * wakes for them. Every step must come from that one thread, and an embedder that waits for
+ * the loop itself waits there instead: io_uring_enter(fd, 0, 1, flags, arg, arg_size) until
+ * one completion or timeout_ms (-ETIME), then a step (br_loop_step_ready with ready 1). Fills
+ * *out and returns 0 for such a loop, -1 for any other (epoll, or io_uring without deferral,
+ * whose br_loop_fd is polled as before). The argument lives in the loop's memory. */
+typedef struct {
+  int fd;
+  unsigned flags;
+  const void *arg;
+  size_t arg_size;
+} br_uring_wait;
+int br_loop_uring_wait(br_loop *loop, int timeout_ms, br_uring_wait *out);
 /* From any thread: what the last br_loop_new chose, or why it refused io_uring (a line of text). */
 const char *br_loop_backend_note(void);
 /* Milliseconds until the loop's next timeout sweep is due. */

@@ -60,12 +60,20 @@ int uring_open(br_loop *l, char *why, size_t n) {
     (void)snprintf(why, n, "BINDRACE_URING_WAIT=%s: unknown wait (enter or poll)", wait);
     return EINVAL;
   }
+  // Deferred task work unless BINDRACE_URING_DEFER=0; never with the poll wait, which waits
+  // outside io_uring_enter where deferred completions cannot wake it.
+  const char *dv = getenv("BINDRACE_URING_DEFER");
+  if (dv && *dv && strcmp(dv, "0") != 0 && strcmp(dv, "1") != 0) {
+    (void)snprintf(why, n, "BINDRACE_URING_DEFER=%s: unknown value (1 or 0)", dv);
+    return EINVAL;
+  }
+  bool defer = !(dv && !strcmp(dv, "0")) && !poll_wait;
   auto *u = new Uring();
   unsigned entries = u_env_num("BINDRACE_URING_ENTRIES", 1024, 4, 32768);
   unsigned nbufs = u_env_num("BINDRACE_URING_BUFS", 256, 1, 32768);
   unsigned p2 = 1;
   while (p2 < nbufs) p2 <<= 1;
-  if (int e = u->ring.open(entries, p2, 16384, why, n)) {
+  if (int e = u->ring.open(entries, p2, 16384, defer, why, n)) {
     if (e == EPERM || e == EACCES) {
       char sys[64];
       u_disabled_sysctl(sys, sizeof sys);
@@ -121,7 +129,14 @@ int choose_backend(br_loop *l) {
   char why[256];
   int e = uring_open(l, why, sizeof why);
   if (!e) {
-    u_set_note("io_uring");
+#ifdef BR_HAVE_URING
+    char m[320];
+    const Ring &r = l->ur->ring;
+    if (r.deferred) (void)snprintf(m, sizeof m, "io_uring (deferred task work)");
+    else if (*r.plain_why) (void)snprintf(m, sizeof m, "io_uring (%s)", r.plain_why);
+    else (void)snprintf(m, sizeof m, "io_uring");
+    u_set_note(m);
+#endif
     return 0;
   }
   char m[320];
@@ -158,7 +173,11 @@ void u_cancel_accept(br_loop *l) {
 // one. Returns the completions handled, or -1 on a fatal error.
 int u_pump(br_loop *l, int timeout_ms) {
   Uring *u = l->ur;
-  int r = u->ring.enter(timeout_ms >= 0 ? 1 : 0, timeout_ms);
+  // On a deferred ring completions appear only while this thread is in the kernel: with nothing
+  // to submit, no wait and no task work queued, an enter would find nothing the ring does not
+  // already show, so the completions are reaped without one.
+  bool skip = timeout_ms < 0 && u->ring.deferred && !u->ring.pending() && !u->ring.work_pending();
+  int r = skip ? 0 : u->ring.enter(timeout_ms >= 0 ? 1 : 0, timeout_ms);
   if (r < 0 && r != -EINTR && r != -ETIME && r != -EBUSY && r != -EAGAIN) {
     errno = -r;
     return -1;
@@ -201,6 +220,12 @@ int u_pump(br_loop *l, int timeout_ms) {
 int uring_step(br_loop *l, br_batch *b, int wait) {
   apply_batch(l, b);
   if (!l->ur->started) {
+    // The first step's thread issues every request from now on (a deferred ring accepts no
+    // other: io_uring_enter fails with EEXIST).
+    if (int e = l->ur->ring.enable()) {
+      errno = -e;
+      return -1;
+    }
     l->ur->started = true;
     if (!l->stopping) arm_accept(l);
     arm_wake(l);
@@ -215,6 +240,7 @@ int uring_step(br_loop *l, br_batch *b, int wait) {
       if (out) break;  // for the embedder
       reap(l);
       if (l->stopping && l->live == 0) {
+        l->ur->ring.disable_registered();  // the loop's thread issues nothing more
         fill_batch(l, b);
         b->done = 1;
         return 0;
@@ -254,6 +280,25 @@ void uring_free(br_loop *) {}
 extern "C" {
 
 int br_loop_backend(br_loop *l) { return l->ur ? 1 : 0; }
+
+int br_loop_uring_wait(br_loop *l, int timeout_ms, br_uring_wait *out) {
+#ifdef BR_HAVE_URING
+  if (!l->ur || !l->ur->ring.deferred) return -1;
+  br::Uring *u = l->ur;
+  u->wait_ts.tv_sec = timeout_ms / 1000;
+  u->wait_ts.tv_nsec = (timeout_ms % 1000) * 1000000LL;
+  u->wait_arg = {};
+  u->wait_arg.ts = uint64_t(uintptr_t(&u->wait_ts));
+  out->fd = u->ring.enter_fd();
+  out->flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG | u->ring.enter_flags();
+  out->arg = &u->wait_arg;
+  out->arg_size = sizeof u->wait_arg;
+  return 0;
+#else
+  (void)l, (void)timeout_ms, (void)out;
+  return -1;
+#endif
+}
 
 const char *br_loop_backend_note(void) {
   static thread_local char copy[sizeof br::note];

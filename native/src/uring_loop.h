@@ -44,6 +44,9 @@ struct Uring {
   unsigned held = 0;                 // provided buffers held by deferred completions
   uint64_t late_sends = 0;           // waits for a send the kernel did not finish in its submit
   bool started = false, accept_armed = false, wake_armed = false, wake_seen = false;
+  // The embedder's own wait in io_uring_enter (br_loop_uring_wait): its argument, in C memory.
+  io_uring_getevents_arg wait_arg = {};
+  __kernel_timespec wait_ts = {};
 };
 
 void arm_accept(br_loop *l);

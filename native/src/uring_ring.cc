@@ -34,11 +34,24 @@ void *map(size_t len, int fd, off_t off) {
 
 }  // namespace
 
-int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, char *why, size_t why_len) {
+int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, bool defer, char *why, size_t why_len) {
   io_uring_params p = {};
-  p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CLAMP;
+  const unsigned plain = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CLAMP;
+  const unsigned deferral = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
+                            IORING_SETUP_R_DISABLED;
+  p.flags = plain | (defer ? deferral : 0);
   p.cq_entries = entries * 8;
   fd = sys_setup(entries, &p);
+  if (fd < 0 && defer && errno == EINVAL) {
+    // A kernel before 6.1 knows no DEFER_TASKRUN: the plain set-up, said in the backend note.
+    (void)snprintf(plain_why, sizeof plain_why, "deferred task work refused: io_uring_setup: %s", strerror(errno));
+    p = {};
+    p.flags = plain;
+    p.cq_entries = entries * 8;
+    fd = sys_setup(entries, &p);
+  } else if (fd >= 0 && defer) {
+    deferred = true;
+  }
   if (fd < 0) return failed(why, why_len, "io_uring_setup");
   const unsigned need = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG | IORING_FEAT_FAST_POLL;
   if ((p.features & need) != need) {
@@ -65,6 +78,7 @@ int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, char *why, size
   sq_head = reinterpret_cast<unsigned *>(base + p.sq_off.head);
   sq_tail = reinterpret_cast<unsigned *>(base + p.sq_off.tail);
   sq_mask = *reinterpret_cast<unsigned *>(base + p.sq_off.ring_mask);
+  sq_flags = reinterpret_cast<unsigned *>(base + p.sq_off.flags);
   auto *array = reinterpret_cast<unsigned *>(base + p.sq_off.array);
   for (unsigned i = 0; i < p.sq_entries; i++) array[i] = i;  // slot i is SQE i, always
   sq_local = *sq_tail;
@@ -95,7 +109,27 @@ int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, char *why, size
   return 0;
 }
 
+int Ring::enable() {
+  if (!deferred) return 0;
+  if (sys_register(fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) < 0) return -errno;
+  io_uring_rsrc_update u = {};
+  u.offset = ~0u;  // any free slot of this thread's registered rings
+  u.data = uint64_t(fd);
+  if (sys_register(fd, IORING_REGISTER_RING_FDS, &u, 1) == 1) reg_index = int(u.offset);
+  return 0;  // without the registration every enter names the fd: slower, as correct
+}
+
+void Ring::disable_registered() {
+  if (reg_index < 0) return;
+  io_uring_rsrc_update u = {};
+  u.offset = unsigned(reg_index);
+  (void)sys_register(fd, IORING_UNREGISTER_RING_FDS, &u, 1);
+  reg_index = -1;
+}
+
 void Ring::close() {
+  // From any thread: on a deferred ring only the issuer may unregister (EEXIST otherwise);
+  // closing the fd ends the ring, its buffer ring and every request on it anyway.
   if (bufs_registered) {
     io_uring_buf_reg reg = {};
     reg.bgid = kBufGroup;
@@ -124,7 +158,7 @@ io_uring_sqe *Ring::sqe(unsigned *slot) {
 int Ring::enter(unsigned min, int timeout_ms) {
   if (min && poll_wait) return enter_then_poll(timeout_ms);
   __atomic_store_n(sq_tail, sq_local, __ATOMIC_RELEASE);
-  unsigned flags = IORING_ENTER_GETEVENTS;  // also runs this thread's task work, flushes overflow
+  unsigned flags = IORING_ENTER_GETEVENTS | enter_flags();  // also runs task work, flushes overflow
   io_uring_getevents_arg arg = {};
   __kernel_timespec ts = {};
   void *argp = nullptr;
@@ -137,7 +171,7 @@ int Ring::enter(unsigned min, int timeout_ms) {
     argsz = sizeof arg;
     flags |= IORING_ENTER_EXT_ARG;
   }
-  long r = syscall(__NR_io_uring_enter, fd, pending(), min, flags, argp, argsz);
+  long r = syscall(__NR_io_uring_enter, enter_fd(), pending(), min, flags, argp, argsz);
   return r < 0 ? -errno : int(r);
 }
 

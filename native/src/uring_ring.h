@@ -14,8 +14,9 @@ namespace br {
 struct Ring {
   int fd = -1;
   unsigned sq_entries = 0, cq_entries = 0;
-  // Submission ring: the kernel's head, our tail (published on enter), the SQE array.
-  unsigned *sq_head = nullptr, *sq_tail = nullptr, sq_mask = 0, sq_local = 0;
+  // Submission ring: the kernel's head, our tail (published on enter), the SQE array; its flags
+  // (IORING_SQ_TASKRUN: deferred task work is waiting for the issuer).
+  unsigned *sq_head = nullptr, *sq_tail = nullptr, sq_mask = 0, sq_local = 0, *sq_flags = nullptr;
   io_uring_sqe *sqes = nullptr;
   // Completion ring.
   unsigned *cq_head = nullptr, *cq_tail = nullptr, cq_mask = 0;
@@ -35,12 +36,36 @@ struct Ring {
   // ppoll is a wait valgrind knows blocks. It costs a system call per wait, so only the
   // cachegrind mode asks for it.
   bool poll_wait = false;
+  // Deferred task work (IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN | TASKRUN_FLAG): the kernel
+  // posts a completion only when the one issuing thread enters the ring, which that thread must
+  // do from the first step on (set up disabled, enabled by enable() on the loop's thread).
+  // Nothing that polls (epoll, poll, the netpoller) wakes for such work: only the issuer's own
+  // io_uring_enter wait does (docs/io_uring.md, "Deferred task work").
+  bool deferred = false;
+  // The ring's fd as registered with the issuing thread (IORING_REGISTER_RING_FDS): enter
+  // passes it with IORING_ENTER_REGISTERED_RING and the kernel skips the fd lookup. -1: none.
+  int reg_index = -1;
+  // Why deferred task work was not used although asked for (empty: it was, or not asked).
+  char plain_why[128] = "";
 
   static constexpr uint16_t kBufGroup = 0;
 
-  // Sets the ring up: 0, or the errno of the failing step with a line saying which in why.
-  int open(unsigned entries, unsigned nbufs, unsigned buf_size, char *why, size_t why_len);
+  // Sets the ring up: 0, or the errno of the failing step with a line saying which in why. With
+  // defer it asks for deferred task work first and, where the kernel refuses those flags
+  // (EINVAL: before Linux 6.1), sets the ring up without them, saying why in plain_why.
+  int open(unsigned entries, unsigned nbufs, unsigned buf_size, bool defer, char *why, size_t why_len);
+  // On the thread that will issue every request, before the first: enables a deferred ring
+  // (that thread becomes its only issuer) and registers its fd with that thread. 0 or -errno.
+  int enable();
+  // On the issuing thread, once it issues no more (the loop is done): drops the registration
+  // of enable(), which holds the ring open as long as that thread lives.
+  void disable_registered();
   void close();
+  // Deferred task work queued that only the issuer's next enter turns into completions.
+  bool work_pending() const { return deferred && (__atomic_load_n(sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN); }
+  // The fd and flags an io_uring_enter on this ring passes from the issuing thread.
+  int enter_fd() const { return reg_index >= 0 ? reg_index : fd; }
+  unsigned enter_flags() const { return reg_index >= 0 ? IORING_ENTER_REGISTERED_RING : 0; }
 
   // A zeroed SQE and its slot index, or null when every slot waits for the kernel (after one
   // submit to make room has not freed any).
