@@ -338,18 +338,12 @@ func (l *loop) bodyRoom(used, n uint64) []byte {
 }
 
 // grow makes room for need bytes past used in the head (which=0) or body arena, keeping the
-// used bytes, and returns those need bytes; the batch then holds the arena's new place and
-// capacity. Not inlined, so that headRoom and bodyRoom are.
+// used bytes, and returns those need bytes (arena grows it; the batch then holds its new place
+// and capacity). Not inlined, so that headRoom and bodyRoom are.
 //
 //go:noinline
 func (l *loop) grow(which int, used, need uint64) []byte {
-	b := l.batch
-	C.br_loop_grow(l.c, b, C.int(which), C.uint64_t(used), C.uint64_t(need))
-	p := b.head_arena
-	if which == 1 {
-		p = b.body_arena
-	}
-	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(p), used)), need)
+	return l.arena(which, used, need)[used : used+need]
 }
 
 // locked runs f with the native loop alive, from any goroutine; false if it is gone.
