@@ -236,7 +236,7 @@ func deferredApp(t *testing.T, cfg Config, extra func(*App)) *App {
 	if !a.uringDeferred() {
 		note := backendNote()
 		if strings.Contains(note, "deferred task work refused") {
-			t.Skipf("skipping: the kernel refuses deferred task work here: %s", note)
+			t.Skipf("skipping: this kernel has no io_uring deferred task work (IORING_SETUP_DEFER_TASKRUN, Linux 6.1+): %s", note)
 		}
 		t.Fatalf("BINDRACE_LOOP=uring: no deferred task work (%s)", note)
 	}
