@@ -185,7 +185,7 @@ func methodLines(pl measure.Plan) []string {
 		"one fresh server process per measurement: start, verify, warm up, settle, measure, stop, cool down",
 		fmt.Sprintf("warm-up %s (excluded from every figure), settle %s, measured window %s, cooldown %s", pl.Warmup.D(), pl.Settle.D(), pl.Duration.D(), pl.Cooldown.D()),
 		fmt.Sprintf("server on CPUs %q with %d thread(s); load generator (%s) on CPUs %q with %d worker(s)", pl.CPUsServer, pl.ServerThreads(), pl.Loadgen, pl.CPUsClient, pl.ClientWorkers()),
-		fmt.Sprintf("client-bound when the server used under %.0f%% of its %g allotted core(s) during the window", measure.ClientBoundFraction*100, pl.AllottedCores()),
+		fmt.Sprintf("client-bound when the server used under %.0f%% of its %g allotted core(s) during the window (in a database scenario, only if the load generator was then the bottleneck)", measure.ClientBoundFraction*100, pl.AllottedCores()),
 	}
 }
 

@@ -120,7 +120,9 @@ func (d *Database) startCluster(ctx context.Context, clientCPUs string) error {
 	d.info.PGCPUs = affinity(cl.Pid)
 	d.info.SharesClient = d.info.PGCPUs != "" && machine.Overlap(d.info.PGCPUs, clientCPUs)
 	if d.info.SharesClient {
-		d.info.Notes = append(d.info.Notes, fmt.Sprintf("PostgreSQL runs on CPUs %q and shares the load generator's (%q): their CPU figures compete, and the bottleneck names the client CPUs when both together fill them", d.info.PGCPUs, clientCPUs))
+		note := fmt.Sprintf("PostgreSQL runs on CPUs %q and shares the load generator's (%q): their CPU figures compete, the bottleneck names the client CPUs when both together fill them, and throughput varies widely from run to run (docs/statistics.md, \"db\": on a 2-vCPU VM a shape's throughput check needed 20 to 300 pairs to decide an A/A race)", d.info.PGCPUs, clientCPUs)
+		d.info.Notes = append(d.info.Notes, note)
+		d.events.Warnf("%s", note)
 	}
 	return nil
 }

@@ -114,6 +114,21 @@ func appendSeries(s *session.DBSeries, w session.DBSeries) {
 	s.ClientCPUPct, s.ClientRSSMiB = append(s.ClientCPUPct, w.ClientCPUPct...), append(s.ClientRSSMiB, w.ClientRSSMiB...)
 }
 
+// loadGenerator is the bottleneck's name for the harness's own load generator.
+const loadGenerator = "load generator"
+
+// databasePaced reports a database-scenario run whose pace the load generator did not set,
+// though its server was unsaturated: the probe read the generator's CPU and found it was not the
+// bottleneck. PostgreSQL set the pace then, alone or with the generator on the CPUs they share,
+// or the round trip of a few connections did. Such a run is not client-bound: its throughput is
+// what the shape serves, and raising it to a saturated server's bound would credit the server
+// with headroom nothing could use. (Before, every run of a db race counted as client-bound, at
+// 6-60% server CPU, and its bound widened the throughput intervals to hundreds of points: issue
+// 36, docs/statistics.md.)
+func databasePaced(d *session.DBRun) bool {
+	return d != nil && d.ClientCPUPct > 0 && d.Bottleneck != loadGenerator
+}
+
 // bottleneck names the party using the largest share of its CPU allotment if that share is
 // BottleneckFraction or more: the server (its allotted cores), PostgreSQL (the CPUs it may
 // run on), the load generator (its CPUs), or "client CPUs" when PostgreSQL shares the load
@@ -126,7 +141,7 @@ func (p dbProbe) bottleneck(rec *session.Run, d *session.DBRun, pl Plan) string 
 	}
 	parties := []party{
 		{"server", rec.ServerCPUPct / 100 / pl.AllottedCores()},
-		{"load generator", d.ClientCPUPct / 100 / client},
+		{loadGenerator, d.ClientCPUPct / 100 / client},
 	}
 	if !d.External {
 		if n := float64(machine.CountCPUs(p.d.info.PGCPUs)); n > 0 {

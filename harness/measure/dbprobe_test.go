@@ -2,9 +2,12 @@ package measure
 
 import (
 	"testing"
+	"time"
 
 	"github.com/bindrace/bindrace/harness/profile"
+	"github.com/bindrace/bindrace/harness/scenario"
 	"github.com/bindrace/bindrace/harness/session"
+	"github.com/bindrace/bindrace/harness/targets"
 )
 
 // The bottleneck is the party with the largest share of its CPU allotment at 90% or more; on
@@ -52,6 +55,46 @@ func TestDBOptionsCheck(t *testing.T) {
 		se, ok := err.(interface{ Settings() []string })
 		if !ok || len(se.Settings()) != 1 || se.Settings()[0] != c.setting {
 			t.Errorf("%+v: %v, want an error naming %s", c.o, err, c.setting)
+		}
+	}
+}
+
+// dbRecord stands in for the database probe: it writes a DBRun with the given bottleneck and
+// load generator CPU.
+type dbRecord struct {
+	bottleneck string
+	clientCPU  float64
+}
+
+func (dbRecord) Open(Server, Spec) Reading { return nil }
+func (p dbRecord) Record(rec *session.Run, _ *Run, _ []Window) {
+	rec.DB = &session.DBRun{Bottleneck: p.bottleneck, ClientCPUPct: p.clientCPU}
+}
+
+// A database-scenario run with its server unsaturated is client-bound only when the load
+// generator was the bottleneck; PostgreSQL's pace, the CPUs it shares with the generator, or no
+// party at all (the round trip of one connection) leave its throughput as measured. A run
+// whose generator was not read falls back to the server's CPU alone, as does any other scenario.
+func TestDatabasePacedNotClientBound(t *testing.T) {
+	sc, _ := scenario.ByName("ping")
+	for _, c := range []struct {
+		db   Probe
+		want bool
+	}{
+		{dbRecord{"load generator", 95}, true},
+		{dbRecord{"postgres", 20}, false},
+		{dbRecord{"client CPUs (load generator + postgres)", 30}, false},
+		{dbRecord{"none", 25}, false},
+		{dbRecord{"none", 0}, true}, // the generator's CPU unread: nothing says who set the pace
+		{usageProbe{}, true},        // no database
+	} {
+		rec := &recorder{plan: Plan{Method: profile.Method{CPUsServer: "1", CPUsClient: "0"}},
+			targets: map[string]*targets.Target{"binding": {Name: "binding"}},
+			probes:  func() []Probe { return []Probe{usageProbe{}, c.db} }}
+		run := Run{Spec: Spec{Target: "binding", Scenario: sc}, Ran: true, Windows: []Window{window(1000, time.Second, 0.3, 0)}}
+		got := rec.record(run)
+		if got.ClientBound != c.want {
+			t.Errorf("%+v: client-bound %v, want %v", c.db, got.ClientBound, c.want)
 		}
 	}
 }

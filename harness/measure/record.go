@@ -39,7 +39,7 @@ func (r *recorder) record(run Run) session.Run {
 	if rec.ServerCPUPct > 0 && allotted > 0 {
 		rec.SaturationPct = round.To(rec.ServerCPUPct/allotted, 2) // the server's CPU as % of its allotment
 	}
-	rec.ClientBound = ClientBound(run, allotted)
+	rec.ClientBound = ClientBound(run, allotted) && !databasePaced(rec.DB)
 	if run.Finished {
 		recordFinal(&rec, run.Final)
 	}

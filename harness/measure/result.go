@@ -108,7 +108,8 @@ const ClientBoundFraction = 0.90
 // under ClientBoundFraction of the cores allotted to it (allottedCores, already scaled by a CPU
 // cap) over the kept windows. An open loop is never client-bound (the rate, not the client, set
 // the pace), nor is a run cut short (it says nothing about saturation), nor one whose server's
-// CPU was not read.
+// CPU was not read. A database-scenario run needs more (record.go, databasePaced): that the
+// load generator was its bottleneck.
 func ClientBound(run Run, allottedCores float64) bool {
 	if run.Err != nil || run.OpenLoop() {
 		return false
