@@ -637,6 +637,32 @@ func TestSequentialChecks(t *testing.T) {
 	}
 }
 
+// A session re-gated by other thresholds can be decided on pairs its race stopped on undecided,
+// or the reverse; the stop text says both, so the headline never reads "PASS: ..., undecided
+// after 8 pairs" (seen re-gating pgo-balanced-linux sessions on another figure, issue 36).
+func TestStopTextAfterRegate(t *testing.T) {
+	s := seqRace(t, -5, 150, 140, 160, 150, 145, 155, 150, 150) // 8 wins: decided at 8
+	s.Stop = &session.Stop{Reason: session.StopMaxTime, Pairs: 8, ElapsedS: 100}
+	s.Design.MaxTimeS = 900
+	Apply(s, nil)
+	want := "stopped after 8 of at most 30 pairs in 1m40s (the session's 15m0s ran out), undecided as raced; decided on those pairs as gated now"
+	if got := StopText(s); s.Verdict != session.Pass || got != want || !strings.Contains(s.Headline, want+";") {
+		t.Errorf("undecided as raced, PASS now: %s, stop %q, headline %q", s.Verdict, got, s.Headline)
+	}
+	s.Stop.Reason = session.StopDecided
+	s.Thresholds.MinMedianDeltaPct = 150 // inside the pairs' interval [140, 160]
+	Apply(s, nil)
+	want = "stopped after 8 of at most 30 pairs in 1m40s, decided as raced; undecided on those pairs as gated now"
+	if got := StopText(s); s.Verdict != session.Inconclusive || got != want {
+		t.Errorf("decided as raced, undecided now: %s, stop %q", s.Verdict, got)
+	}
+	s.Thresholds.MinMedianDeltaPct = -5
+	Apply(s, nil)
+	if got := StopText(s); got != "decided after 8 of at most 30 pairs in 1m40s" {
+		t.Errorf("decided both ways: %q", got)
+	}
+}
+
 // A race the deterministic counts decided before any pair says so in its headline, not "+0.0%,
 // 0/0 pairs won".
 func TestHeadlineWithoutPairs(t *testing.T) {

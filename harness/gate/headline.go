@@ -120,6 +120,8 @@ func contextText(s *session.Summary) string {
 // StopText says how a race's pairs ended: "decided after 8 of at most 30 pairs in 1m52s",
 // "undecided after 30 of at most 30 pairs in 6m2s (its last look)", "undecided after 20 of at
 // most 30 pairs in 5m0s (the session's 5m0s ran out)", "all 6 pairs of a fixed design in 1m30s".
+// A session re-gated by other rules or thresholds can be decided on pairs its race stopped on
+// undecided, or the reverse; the text then says both, so the line agrees with its verdict.
 func StopText(s *session.Summary) string {
 	st, d := s.Stop, s.Design
 	if st == nil || d == nil {
@@ -136,13 +138,24 @@ func StopText(s *session.Summary) string {
 	case st.Pairs == 0 && st.Reason == session.StopSessionFail:
 		return "not run: an earlier race of the session FAILed, which decided its verdict"
 	}
+	decided := s.Verdict == session.Pass || s.Verdict == session.Fail
 	switch st.Reason {
 	case session.StopDecided:
+		if s.Verdict == session.Inconclusive {
+			// Re-gated at other thresholds: the pairs that decided the race no longer do.
+			return "stopped after" + of + ", decided as raced; undecided on those pairs as gated now"
+		}
 		return "decided after" + of
-	case session.StopMaxPairs:
-		return "undecided after" + of + " (its last look)"
-	case session.StopMaxTime:
-		return "undecided after" + of + fmt.Sprintf(" (the session's %s ran out)", time.Duration(d.MaxTimeS*float64(time.Second)))
+	case session.StopMaxPairs, session.StopMaxTime:
+		why := " (its last look)"
+		if st.Reason == session.StopMaxTime {
+			why = fmt.Sprintf(" (the session's %s ran out)", time.Duration(d.MaxTimeS*float64(time.Second)))
+		}
+		if decided {
+			// Re-gated by other rules or thresholds (gate DIR): the same pairs now decide.
+			return "stopped after" + of + why + ", undecided as raced; decided on those pairs as gated now"
+		}
+		return "undecided after" + of + why
 	case session.StopSessionFail:
 		return "stopped after" + of + " (an earlier race of the session FAILed: the verdict was decided)"
 	case session.StopInterrupted:
