@@ -645,14 +645,14 @@ func TestStopTextAfterRegate(t *testing.T) {
 	s.Stop = &session.Stop{Reason: session.StopMaxTime, Pairs: 8, ElapsedS: 100}
 	s.Design.MaxTimeS = 900
 	Apply(s, nil)
-	want := "stopped after 8 of at most 30 pairs in 1m40s (the session's 15m0s ran out), undecided as raced; decided on those pairs as gated now"
+	want := "stopped after 8 of at most 30 pairs in 1m40s (the session's 15m0s ran out), undecided at its looks; decided on its pairs as gated"
 	if got := StopText(s); s.Verdict != session.Pass || got != want || !strings.Contains(s.Headline, want+";") {
 		t.Errorf("undecided as raced, PASS now: %s, stop %q, headline %q", s.Verdict, got, s.Headline)
 	}
 	s.Stop.Reason = session.StopDecided
 	s.Thresholds.MinMedianDeltaPct = 150 // inside the pairs' interval [140, 160]
 	Apply(s, nil)
-	want = "stopped after 8 of at most 30 pairs in 1m40s, decided as raced; undecided on those pairs as gated now"
+	want = "stopped after 8 of at most 30 pairs in 1m40s, decided at its last look as raced; undecided on its pairs as gated now"
 	if got := StopText(s); s.Verdict != session.Inconclusive || got != want {
 		t.Errorf("decided as raced, undecided now: %s, stop %q", s.Verdict, got)
 	}

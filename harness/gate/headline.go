@@ -143,7 +143,7 @@ func StopText(s *session.Summary) string {
 	case session.StopDecided:
 		if s.Verdict == session.Inconclusive {
 			// Re-gated at other thresholds: the pairs that decided the race no longer do.
-			return "stopped after" + of + ", decided as raced; undecided on those pairs as gated now"
+			return "stopped after" + of + ", decided at its last look as raced; undecided on its pairs as gated now"
 		}
 		return "decided after" + of
 	case session.StopMaxPairs, session.StopMaxTime:
@@ -152,8 +152,9 @@ func StopText(s *session.Summary) string {
 			why = fmt.Sprintf(" (the session's %s ran out)", time.Duration(d.MaxTimeS*float64(time.Second)))
 		}
 		if decided {
-			// Re-gated by other rules or thresholds (gate DIR): the same pairs now decide.
-			return "stopped after" + of + why + ", undecided as raced; decided on those pairs as gated now"
+			// Re-gated by other rules or thresholds (gate DIR), or a FAIL that is no look's (errors
+			// after the last look): the pairs decide, though the looks did not.
+			return "stopped after" + of + why + ", undecided at its looks; decided on its pairs as gated"
 		}
 		return "undecided after" + of + why
 	case session.StopSessionFail:
