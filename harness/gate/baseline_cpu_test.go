@@ -64,7 +64,7 @@ func TestGateBaselineCPU(t *testing.T) {
 		if err := session.WriteJSON(filepath.Join(race, session.SummaryFile), s); err != nil {
 			t.Fatal(err)
 		}
-		out, v, err := Regate(race, nil, basePath)
+		out, v, err := Regate(race, nil, basePath, false)
 		if c.refused != nil {
 			for _, want := range c.refused {
 				if err == nil || !strings.Contains(err.Error(), want) {

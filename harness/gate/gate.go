@@ -143,6 +143,10 @@ func decideOn(s *session.Summary) string {
 func checkThroughput(d *decision, s *session.Summary) {
 	metric := decideOn(s)
 	c := pairedCheck(s, metric, s.Thresholds.MinMedianDeltaPct, "min")
+	if s.Pooled {
+		d.add(guard(c))
+		return
+	}
 	if n := s.Paired[metric].BoundedRuns; n > 0 {
 		c.Reason += fmt.Sprintf("; %d client-bound run(s) (server under %d%% of its CPU) entered the interval at their bound, throughput scaled to a saturated server", n, ClientBoundPct)
 	}

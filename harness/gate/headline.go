@@ -59,6 +59,9 @@ func Headline(s *session.Summary) string {
 func outcome(s *session.Summary) string {
 	switch s.Verdict {
 	case session.Pass:
+		if s.Pooled {
+			return "guard passed (the set's pooled check decides throughput)"
+		}
 		return "regression threshold passed"
 	case session.Fail:
 		return "regression threshold failed" + firstCause(s, session.Fail)

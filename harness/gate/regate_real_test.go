@@ -28,7 +28,7 @@ func realSessions(t testing.TB) []string {
 func TestRegateRealSessions(t *testing.T) {
 	for _, dir := range realSessions(t) {
 		stored := storedVerdict(t, dir)
-		_, v, err := Regate(dir, nil, "")
+		_, v, err := Regate(dir, nil, "", false)
 		if err != nil || v != stored {
 			t.Errorf("%s: gate says %s (%v), the race said %s", dir, v, err, stored)
 		}

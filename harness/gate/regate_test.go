@@ -26,7 +26,7 @@ func TestWorst(t *testing.T) {
 // re-gates with the interval it recorded, and at another threshold walks that one look; a
 // client-bound run now enters the interval at its bound instead of vetoing the verdict.
 func TestRegateSchema2(t *testing.T) {
-	out, v, err := Regate("testdata/schema2", nil, "")
+	out, v, err := Regate("testdata/schema2", nil, "", false)
 	if err != nil || v != session.Pass {
 		t.Fatalf("%v %s", err, v)
 	}
@@ -35,7 +35,7 @@ func TestRegateSchema2(t *testing.T) {
 	if s.Design == nil || s.Design.Kind != session.DesignFixed || c.Interval[0] != 127.99424816012453 || c.Interval[1] != 156.96100222412014 {
 		t.Errorf("design %+v, interval %v (recorded [127.99, 156.96])", s.Design, c.Interval)
 	}
-	if _, v, _ := Regate("testdata/schema2", []string{"200"}, ""); v != session.Fail {
+	if _, v, _ := Regate("testdata/schema2", []string{"200"}, "", false); v != session.Fail {
 		t.Errorf("at +200%%: %s", v)
 	}
 	// uws's run of pair 2 at 88% CPU: at its bound the interval's low end falls, the verdict stays.
@@ -55,7 +55,7 @@ func TestRegateSequential(t *testing.T) {
 	if err := session.WriteJSON(filepath.Join(dir, session.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
-	out, v, err := Regate(dir, []string{"145"}, "")
+	out, v, err := Regate(dir, []string{"145"}, "", false)
 	if err != nil || v != session.Inconclusive {
 		t.Fatalf("at +145%%: %v %s", err, v)
 	}
@@ -68,7 +68,7 @@ func TestRegateSequential(t *testing.T) {
 // reasons say so with the old rule's verdict: here the old rule PASSed it too (make bench of
 // 2026-12-01, p99 -41.6% against +25%), and it says what changed all the same.
 func TestRegateOldRulePassed(t *testing.T) {
-	out, v, err := Regate("testdata/schema2", nil, "")
+	out, v, err := Regate("testdata/schema2", nil, "", false)
 	if err != nil || v != session.Pass {
 		t.Fatalf("%v %s", err, v)
 	}
@@ -83,7 +83,7 @@ func TestRegateOldRulePassed(t *testing.T) {
 	if err := session.WriteJSON(filepath.Join(dir, session.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
-	if out, _, err := Regate(dir, nil, ""); err != nil || has(out[0].Summary.Reasons, "rule changed") {
+	if out, _, err := Regate(dir, nil, "", false); err != nil || has(out[0].Summary.Reasons, "rule changed") {
 		t.Errorf("a session gated under the current rule: %v %q", err, out[0].Summary.Reasons)
 	}
 }
@@ -110,7 +110,7 @@ func TestRegateOldRuleInconclusive(t *testing.T) {
 	if err := session.WriteJSON(filepath.Join(dir, session.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
-	out, v, err := Regate(dir, nil, "")
+	out, v, err := Regate(dir, nil, "", false)
 	if err != nil || v != session.Pass {
 		t.Fatalf("%v %s", err, v)
 	}

@@ -80,8 +80,12 @@ func Race(ctx context.Context, o RaceOptions) (Result[RaceSet], error) {
 	for _, s := range set.Summaries {
 		set.Verdict = gate.Worst(set.Verdict, s.Verdict)
 	}
+	pooled := gate.Pool(set.Summaries)
+	if pooled != nil {
+		set.Verdict = gate.Worst(set.Verdict, pooled.Verdict)
+	}
 	if len(rs.races) > 1 {
-		set.Index = rs.writeIndex(set)
+		set.Index = rs.writeIndex(set, pooled)
 	}
 	return Result[RaceSet]{Dir: rs.dir, Summary: set, WriteErr: rs.writeErr}, nil
 }
@@ -377,7 +381,7 @@ func (rs *raceSession) describe(s *session.Summary, r profile.Race) {
 	s.BVersion = rs.bVersion
 	s.SideA, s.SideB, s.UnequalThreads = rs.sideA, rs.sideB, rs.unequal
 	s.FamilyConfidence, s.FallibleChecks = o.Profile.Confidence, o.Profile.FallibleChecks()
-	s.DecideOn = o.Profile.DecideOn
+	s.DecideOn, s.Pooled = o.Profile.DecideOn, o.Profile.PoolsThroughput()
 	if s.CountersMode == "" && pl.Perf {
 		s.CountersMode = profile.CountersPerf
 	}
@@ -404,8 +408,8 @@ func (rs *raceSession) keep(err error) {
 }
 
 // writeIndex writes a race set's index.json and manifest.json, and returns the index.
-func (rs *raceSession) writeIndex(res *RaceSet) *session.Index {
-	ix := &session.Index{Kind: "race-set", Verdict: res.Verdict, Started: rs.st.started, Finished: time.Now().UTC()}
+func (rs *raceSession) writeIndex(res *RaceSet, pooled *session.Check) *session.Index {
+	ix := &session.Index{Kind: "race-set", Verdict: res.Verdict, Pooled: pooled, Started: rs.st.started, Finished: time.Now().UTC()}
 	for i, s := range res.Summaries {
 		name := rs.races[i].Name
 		ix.Sessions = append(ix.Sessions, session.IndexEntry{Name: name, Dir: session.SafeName(name), Verdict: s.Verdict, Headline: s.Headline})
@@ -429,7 +433,15 @@ func overallHeadline(ix session.Index) string {
 	for _, e := range ix.Sessions {
 		parts = append(parts, e.Name+" "+e.Verdict)
 	}
-	return fmt.Sprintf("overall %s: the worst of %d races (%s)", ix.Verdict, len(ix.Sessions), strings.Join(parts, ", "))
+	line := fmt.Sprintf("overall %s: the worst of %d races (%s)", ix.Verdict, len(ix.Sessions), strings.Join(parts, ", "))
+	if c := ix.Pooled; c != nil {
+		line = fmt.Sprintf("overall %s: the pooled throughput check %s", ix.Verdict, c.Verdict)
+		if c.Delta != nil && c.Interval != nil {
+			line += fmt.Sprintf(" (median %+.1f%%, interval [%+.1f%%, %+.1f%%] over %d pooled pairs, limit %+.1f%%)", *c.Delta, c.Interval[0], c.Interval[1], c.N, c.Limit)
+		}
+		line += fmt.Sprintf(" and the worst of %d races' guards and errors (%s)", len(ix.Sessions), strings.Join(parts, ", "))
+	}
+	return line
 }
 
 // designText names a design for the opening line: "12 pairs", "6 to 30 pairs (sequential,

@@ -55,11 +55,18 @@ func TestDecidability(t *testing.T) {
 			t.Errorf("%s: all-won pairs %d, budget %d: %v", name, need, budget, err)
 		}
 		races := len(p.Races())
-		oldChecks := p.FallibleChecks() + races // p99 of every closed-loop race besides
+		perRace, share := p.FallibleChecks()/races, fmt.Sprintf("%.4g%%", 100*p.Alpha())
+		if p.PoolsThroughput() { // each race's guard, and one pooled check with half the budget
+			share = fmt.Sprintf("%s (each race's guard, FAIL only); %.4g%% (the pooled check)", share, 100*PooledAlpha(p.Confidence))
+			if pooledNeed, _ := allWonPairs(p, PooledAlpha(p.Confidence)); pooledNeed == 0 || pooledNeed > budget {
+				t.Errorf("%s: the pooled check decides at %d pairs, budget %d", name, pooledNeed, budget)
+			}
+		}
+		oldChecks := (perRace + 1) * races // p99 of every closed-loop race besides, unpooled
 		oldAlpha := (1 - p.Confidence) / float64(oldChecks)
 		oldNeed, _ := allWonPairs(p, oldAlpha)
-		fmt.Fprintf(&table, "| %s | %d | %d | %.4g%% | %s | %d | %d, %.4g%%, %d |\n", name, races, p.FallibleChecks()/races,
-			100*p.Alpha(), budgetText(p), need, oldChecks, 100*oldAlpha, oldNeed)
+		fmt.Fprintf(&table, "| %s | %d | %d | %s | %s | %d | %d, %.4g%%, %d |\n", name, races, perRace,
+			share, budgetText(p), need, oldChecks, 100*oldAlpha, oldNeed)
 	}
 	t.Logf("which checks gate, and the pairs they need with every pair won:\n%s", table.String())
 }

@@ -139,6 +139,11 @@ type Profile struct {
 	CachegrindN    int     `json:"cachegrind_n"`    // requests of the first cachegrind run (the second sends 2N)
 	CachegrindReps int     `json:"cachegrind_reps"` // N/2N measurements per side; the median is gated
 	ExtraRaces     []Extra `json:"extra_races,omitempty"`
+	// Pooled gates the races' throughput together: one check on pooled pairs (pair i's ratio
+	// averaged geometrically over the races; stats.PooledEvidence) with half the false-FAIL
+	// budget, and in each race a FAIL-only guard sharing the other half, so that one shape's
+	// collapse is not averaged away. For shapes too noisy one by one (db); fixed designs only.
+	Pooled bool `json:"pooled,omitempty"`
 	// Rate makes every race an open loop at this many requests per second in all (0: closed
 	// loop); RateFraction instead offers both sides this fraction of the lower of their
 	// closed-loop maxima, measured in the session at the same pipelining. An open-loop race
@@ -318,12 +323,32 @@ func (p *Profile) Check() error {
 	if err := checkThresholds(p.Thresholds); err != nil {
 		return err
 	}
+	if err := checkPooled(p); err != nil {
+		return err
+	}
 	// The bounds before the races: a design of millions of pairs would take hours to plan.
 	if err := p.checkBounds(); err != nil {
 		return err
 	}
 	return p.checkRaces()
 }
+
+// checkPooled refuses a pooled profile whose races cannot be pooled pair by pair.
+func checkPooled(p *Profile) error {
+	switch {
+	case !p.Pooled:
+		return nil
+	case len(p.Races()) < 2:
+		return setting.Errorf("{pooled} needs at least two races to pool (this profile has %d)", len(p.Races()))
+	case p.Sequential != nil:
+		return setting.Errorf("{pooled} needs a fixed design ({pairs}): pooled pair i needs pair i of every race, and a sequential race stops on its own")
+	}
+	return nil
+}
+
+// PoolsThroughput is whether a race of this profile pools its throughput: a pooled profile in a
+// closed loop (an open loop's races gate latency, each on its own).
+func (p *Profile) PoolsThroughput() bool { return p.Pooled && !p.OpenLoop() }
 
 // checkRaces checks the scenario names and the extra races.
 func (p *Profile) checkRaces() error {
@@ -414,15 +439,32 @@ func (p *Profile) FallibleChecks() int {
 	if p.Thresholds.LiveSyscallMaxDeltaPct != nil {
 		per++
 	}
-	return per * len(p.Races())
+	n := per * len(p.Races())
+	if p.PoolsThroughput() {
+		n++ // the pooled check, beside each race's guard
+	}
+	return n
 }
 
-// Alpha is each statistical check's share of the false-FAIL budget, per direction: the
-// union bound over FallibleChecks gives each (1 - Confidence) / FallibleChecks.
-func (p *Profile) Alpha() float64 { return (1 - p.Confidence) / float64(p.FallibleChecks()) }
+// Alpha is each race's statistical check's share of the false-FAIL budget, per direction: the
+// union bound over FallibleChecks gives each (1 - Confidence) / FallibleChecks. A pooled
+// profile's races are FAIL-only guards sharing half the budget (PooledAlpha has the other).
+func (p *Profile) Alpha() float64 {
+	if p.PoolsThroughput() {
+		return PooledAlpha(p.Confidence) / float64(len(p.Races()))
+	}
+	return (1 - p.Confidence) / float64(p.FallibleChecks())
+}
+
+// PooledAlpha is a pooled check's share of a family's false-FAIL budget at confidence, per
+// direction: half of it (the races' guards share the other half).
+func PooledAlpha(confidence float64) float64 { return (1 - confidence) / 2 }
 
 // Design is how a race of this profile plans its pairs: Pairs rounded up to even in a fixed
-// design, or the sequential plan. An error says what a sequential budget lacks.
+// design, or the sequential plan. An error says what a sequential budget lacks: one of fewer
+// pairs than a check needs to decide at all, every pair won, at its share of the budget
+// (2^-n <= alpha), is refused before anything runs; a fixed design of fewer is allowed and
+// INCONCLUSIVE naming that count (a smoke test's two pairs, as the design says).
 func (p *Profile) Design() (*session.Design, error) {
 	if p.Sequential == nil {
 		return stats.FixedDesign(p.Pairs+p.Pairs%2, p.Alpha()), nil
@@ -431,7 +473,7 @@ func (p *Profile) Design() (*session.Design, error) {
 	if sq.MinPairs < 2 {
 		return nil, setting.Errorf("sequential {min_pairs} must be at least 2 (got %d)", sq.MinPairs)
 	}
-	if need := p.DecisivePairs(); sq.MaxPairs < need {
+	if need := stats.MinDecisivePairs(p.Alpha()); sq.MaxPairs < need {
 		return nil, setting.Errorf("{max_pairs} %d can decide nothing: with %d gated check(s) sharing the %s false-FAIL budget (%.4g%% per check and direction) even a race that wins every pair needs %d pairs; give at least %d",
 			sq.MaxPairs, p.FallibleChecks(), pct(1-p.Confidence), 100*p.Alpha(), need, need)
 	}
@@ -442,12 +484,6 @@ func (p *Profile) Design() (*session.Design, error) {
 	d.MaxTimeS = sq.MaxTime.D().Seconds()
 	return d, nil
 }
-
-// DecisivePairs is the fewest pairs (even) at which a race of this profile can decide a check at
-// all, every pair won, at its share of the false-FAIL budget: 2^-n <= alpha. A sequential
-// budget of fewer pairs is refused before anything runs (Design); a fixed design of fewer is
-// allowed and INCONCLUSIVE naming this count (a smoke test's two pairs, as the design says).
-func (p *Profile) DecisivePairs() int { return stats.MinDecisivePairs(p.Alpha()) }
 
 // pct writes a share in percent without trailing zeros: 0.05 -> "5%".
 func pct(x float64) string { return fmt.Sprintf("%.4g%%", 100*x) }

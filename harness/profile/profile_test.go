@@ -240,3 +240,27 @@ func TestDesigns(t *testing.T) {
 		t.Errorf("pairs and sequential: %v", err)
 	}
 }
+
+// A pooled profile splits the budget in two: the pooled check has half in each direction, the
+// races' FAIL-only guards share the other half; in an open loop nothing pools. It needs two
+// races and a fixed design.
+func TestPooled(t *testing.T) {
+	db, err := Load("db", shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !db.PoolsThroughput() || db.FallibleChecks() != 17 || math.Abs(PooledAlpha(db.Confidence)-0.025) > 1e-12 || math.Abs(db.Alpha()-0.025/16) > 1e-12 || stats.MinDecisivePairs(db.Alpha()) != 10 {
+		t.Errorf("db: pools %v, checks %d, pooled %g, guard %g, decisive at %d", db.PoolsThroughput(), db.FallibleChecks(), PooledAlpha(db.Confidence), db.Alpha(), stats.MinDecisivePairs(db.Alpha()))
+	}
+	if err := db.Set().Rate(1000); err != nil || db.PoolsThroughput() || db.FallibleChecks() != 32 {
+		t.Errorf("db at a rate: pools %v, checks %d (%v)", db.PoolsThroughput(), db.FallibleChecks(), err)
+	}
+	for _, c := range []struct{ json, want string }{
+		{`{"pooled": true, "pairs": 10}`, "pooled needs at least two races to pool (this profile has 1)"},
+		{`{"pooled": true, "scenarios": ["ping", "json"], "sequential": {"min_pairs": 6, "max_pairs": 20}}`, "pooled needs a fixed design (pairs)"},
+	} {
+		if _, err := Parse([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.json, err, c.want)
+		}
+	}
+}

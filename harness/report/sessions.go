@@ -27,6 +27,10 @@ func RenderSession(w io.Writer, dir, format string) error {
 	if format == "json" {
 		return renderOne(w, dir, format)
 	}
+	if c := ix.Pooled; c != nil && (format == "" || format == "md" || format == "markdown") {
+		// The set's own check: no sub-session's page shows it.
+		fmt.Fprintf(w, "# %s\n\n%s: %s\n\n", ix.Headline, c.Reason, c.Verdict)
+	}
 	for i, e := range ix.Sessions {
 		if i > 0 && (format == "md" || format == "benchfmt") {
 			fmt.Fprintln(w)

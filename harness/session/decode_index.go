@@ -36,5 +36,10 @@ func DecodeIndex(path string, b []byte) (*Index, error) {
 			return nil, err
 		}
 	}
+	if c := ix.Pooled; c != nil {
+		if err := oneOf(path, "pooled.verdict", c.Verdict, Pass, Fail, Inconclusive); err != nil {
+			return nil, err
+		}
+	}
 	return &ix, nil
 }

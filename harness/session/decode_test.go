@@ -168,6 +168,8 @@ func TestDecodeIndexClasses(t *testing.T) {
 		{"the set itself", "sessions[0].dir", `"." is not`, func(m map[string]any) { entry(m, 0)["dir"] = "." }},
 		{"another kind", "kind", `"race" is unknown`, func(m map[string]any) { m["kind"] = "race" }},
 		{"an entry of no verdict", "sessions[0].verdict", "missing", func(m map[string]any) { delete(entry(m, 0), "verdict") }},
+		{"a pooled check of no verdict", "pooled.verdict", "missing", func(m map[string]any) { m["pooled"] = map[string]any{"metric": "pooled:rps"} }},
+		{"a pooled check undecidable by name", "pooled.verdict", `"MAYBE" is unknown`, func(m map[string]any) { m["pooled"] = map[string]any{"verdict": "MAYBE"} }},
 	} {
 		_, err := DecodeIndex(c.name, mutated(t, real, c.edit))
 		wantRefusal(t, c.name, err, c.field, c.says)

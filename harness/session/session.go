@@ -300,6 +300,9 @@ type Raced struct {
 	FamilyConfidence float64   `json:"family_confidence"`
 	FallibleChecks   int       `json:"fallible_checks"` // statistical checks of the whole profile sharing the budget
 	DecideOn         string    `json:"decide_on"`       // "rps" or "rps_per_cpu_second"
+	// Pooled: the race's throughput check is a FAIL-only guard, and its set's pooled check
+	// (Index.Pooled) decides throughput over all the races (profile "pooled").
+	Pooled bool `json:"pooled,omitempty"`
 	// Rate is set for an open-loop race: the rate both sides were offered. It fixes the
 	// throughput, so the gate judges latency (p50, p99) instead.
 	Rate *Rate `json:"rate,omitempty"`

@@ -28,8 +28,11 @@ type Index struct {
 	Verdict  string       `json:"verdict"`
 	Headline string       `json:"headline"`
 	Sessions []IndexEntry `json:"sessions"`
-	Started  time.Time    `json:"started"`
-	Finished time.Time    `json:"finished"`
+	// Pooled is a pooled profile's throughput check over all its races (gate.Pool); the
+	// verdict counts it with every race's own.
+	Pooled   *Check    `json:"pooled,omitempty"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
 }
 
 // IndexEntry is one sub-session of an Index.

@@ -12,11 +12,14 @@ import (
 	"github.com/bindrace/bindrace/harness/session"
 )
 
-const gateUsage = `Usage: bindrace gate DIR [--baseline FILE|DIR] [--threshold ...]
+const gateUsage = `Usage: bindrace gate DIR [--baseline FILE|DIR] [--threshold ...] [--pool]
 
 Re-applies the gate to a saved race session (or each sub-session of a multi-race session) and
 prints the reasons and the headline. Thresholds are those stored in the session unless
---threshold overrides them.
+--threshold overrides them. A set raced under a pooled profile (db) prints its pooled
+throughput check too; --pool re-gates a set of fixed designs that way (one set saved before its
+profile pooled, say): each race's throughput becomes a FAIL-only guard and the pooled check
+over all of them decides throughput.
 
 With --baseline (a file written by 'bindrace baseline write', e.g. baselines/ci.json, or a saved
 session directory), the candidate's deterministic counts (cachegrind instructions per response)
@@ -34,6 +37,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	var ths []string
 	fs.StringArrayVar(&ths, "threshold", nil, "override a threshold (as for race): a number = min_median_delta_pct, or name=value")
 	asJSON := fs.Bool("json", false, "print the re-gated summary.json on stdout")
+	pool := fs.Bool("pool", false, `re-gate a race set's throughput pooled, as a profile with "pooled" does: one pooled check, each race a FAIL-only guard`)
 	if code, done := parse(fs, "gate", gateUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -41,7 +45,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bindrace gate: give exactly one session directory\nRun 'bindrace gate --help' for usage.")
 		return 2
 	}
-	regated, verdict, err := gate.Regate(fs.Arg(0), ths, *baseline)
+	regated, verdict, err := gate.Regate(fs.Arg(0), ths, *baseline, *pool)
 	if err != nil {
 		return fail(stderr, "gate", err)
 	}
@@ -65,6 +69,9 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %s\n", reason)
 		}
 		fmt.Fprintln(stdout, r.Summary.Headline)
+	}
+	if c := gate.PoolOf(regated); c != nil {
+		fmt.Fprintf(stdout, "[pooled]\n  %s: %s\n", c.Reason, c.Verdict)
 	}
 	if len(regated) > 1 {
 		fmt.Fprintf(stdout, "overall %s\n", verdict)
