@@ -13,7 +13,8 @@ import (
 // averaged away; short of that the race passes its guard and leaves the decision to the pooled
 // check, which reads the pooled pairs (stats.PooledEvidence) as any check reads its own. The
 // guards share half the false-FAIL budget, the pooled check has the other half in each
-// direction (profile.Profile.Alpha, profile.PooledAlpha): against itself a build FAILs at most the budget.
+// direction (profile.Profile.Alpha, profile.PooledAlpha): against itself a build FAILs at most
+// the budget (TestPooledFalseFailBudget).
 
 // guard turns a pooled race's throughput check into its FAIL-only guard.
 func guard(c session.Check) session.Check {

@@ -134,7 +134,14 @@ func (c Counter) serveCounted(ctx context.Context, target string, sc scenario.Sc
 	if err != nil {
 		return nil, fmt.Errorf("under valgrind: %w", err)
 	}
-	defer c.r.servers.stop(srv)
+	exited := false // on the SIGTERM below: nothing left to stop
+	defer func() {
+		if exited {
+			c.r.servers.release(srv)
+		} else {
+			c.r.servers.stop(srv)
+		}
+	}()
 	addr := srv.Addr()
 	build := c.r.backend.Requests(sc, addr)
 	run := &counters.CachegrindRun{Requests: count, StartupS: srv.Startup().Seconds()}
@@ -165,6 +172,7 @@ func (c Counter) serveCounted(ctx context.Context, target string, sc scenario.Sc
 	}
 	select {
 	case <-srv.Exited():
+		exited = true
 	case <-time.After(o.StopTimeout):
 		return nil, fmt.Errorf("server pid %d did not exit within %s of SIGTERM; cachegrind writes its file only at exit", srv.Pid(), o.StopTimeout)
 	case <-ctx.Done():

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +18,13 @@ import (
 // log.
 func counterOf(t *testing.T, target, cpus string, log io.Writer) Counter {
 	t.Helper()
-	r, err := NewRig(Config{Plan: Plan{Method: profile.Method{CPUsServer: cpus}, StartTimeout: 30 * time.Second}, Targets: []string{target}, ServerLog: log})
+	// Warnings go to log beside the servers' output, so a test reads both.
+	warn := func(e Event) {
+		if n, ok := e.(Note); ok && n.Warning && log != nil {
+			fmt.Fprintf(log, "warning: %s\n", n.Text)
+		}
+	}
+	r, err := NewRig(Config{Plan: Plan{Method: profile.Method{CPUsServer: cpus}, StartTimeout: 30 * time.Second}, Targets: []string{target}, ServerLog: log, Events: warn})
 	if err != nil {
 		t.Fatal(err)
 	}

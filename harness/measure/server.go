@@ -91,6 +91,16 @@ func (ss *servers) stop(srv Server) {
 	}
 }
 
+// release cleans up after a server that exited when its caller asked it to (cachegrind's
+// SIGTERM, so valgrind writes its file): Stop reaps its group and frees its quota, and its
+// "had already exited" is what the caller expected, not a crash to warn of.
+func (ss *servers) release(srv Server) {
+	ss.mu.Lock()
+	delete(ss.living, srv)
+	ss.mu.Unlock()
+	_ = srv.Stop() // only ever "had already exited": the caller saw it exit
+}
+
 // stopAll stops every server still running (the safety net behind each run's own stop).
 func (ss *servers) stopAll() {
 	ss.mu.Lock()

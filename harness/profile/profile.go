@@ -142,7 +142,8 @@ type Profile struct {
 	// Pooled gates the races' throughput together: one check on pooled pairs (pair i's ratio
 	// averaged geometrically over the races; stats.PooledEvidence) with half the false-FAIL
 	// budget, and in each race a FAIL-only guard sharing the other half, so that one shape's
-	// collapse is not averaged away. For shapes too noisy one by one (db); fixed designs only.
+	// collapse is not averaged away. For shapes too noisy one by one (db); fixed designs only;
+	// see PoolsThroughput for when it applies.
 	Pooled bool `json:"pooled,omitempty"`
 	// Rate makes every race an open loop at this many requests per second in all (0: closed
 	// loop); RateFraction instead offers both sides this fraction of the lower of their
@@ -335,20 +336,16 @@ func (p *Profile) Check() error {
 
 // checkPooled refuses a pooled profile whose races cannot be pooled pair by pair.
 func checkPooled(p *Profile) error {
-	switch {
-	case !p.Pooled:
-		return nil
-	case len(p.Races()) < 2:
-		return setting.Errorf("{pooled} needs at least two races to pool (this profile has %d)", len(p.Races()))
-	case p.Sequential != nil:
+	if p.Pooled && p.Sequential != nil {
 		return setting.Errorf("{pooled} needs a fixed design ({pairs}): pooled pair i needs pair i of every race, and a sequential race stops on its own")
 	}
 	return nil
 }
 
-// PoolsThroughput is whether a race of this profile pools its throughput: a pooled profile in a
-// closed loop (an open loop's races gate latency, each on its own).
-func (p *Profile) PoolsThroughput() bool { return p.Pooled && !p.OpenLoop() }
+// PoolsThroughput is whether a race of this profile pools its throughput: a pooled profile of
+// two races or more in a closed loop (one race has nothing to pool with, and an open loop's
+// races gate latency, each on its own).
+func (p *Profile) PoolsThroughput() bool { return p.Pooled && !p.OpenLoop() && len(p.Races()) > 1 }
 
 // checkRaces checks the scenario names and the extra races.
 func (p *Profile) checkRaces() error {

@@ -362,3 +362,29 @@ func TestMarkdownReading(t *testing.T) {
 	writeJSON(t, filepath.Join(dir, "summary.json"), s)
 	expectAll(t, "markdown with a context reading", renderT(t, dir, "md"), "| a thread's CPU share | 2.500 | 2.000 | +25.00% | context: neither higher nor lower is better |")
 }
+
+// A pooled set's page opens with its pooled check, which no race's own page shows; the other
+// formats print the races only (json: the index, which carries it).
+func TestRenderSessionPooledSet(t *testing.T) {
+	set := t.TempDir()
+	ix := session.Index{Kind: "race-set", Verdict: session.Pass, Headline: "overall PASS: the pooled throughput check PASS",
+		Pooled: &session.Check{Metric: "pooled:rps", Verdict: session.Pass, Reason: "pooled throughput over 2 races: median delta +12.00%"}}
+	for _, name := range []string{"get-user", "get-user-c1"} {
+		dir, _ := writeRace(t, "binding")
+		if err := os.Rename(dir, filepath.Join(set, name)); err != nil {
+			t.Fatal(err)
+		}
+		ix.Sessions = append(ix.Sessions, session.IndexEntry{Name: name, Dir: name, Verdict: session.Pass})
+	}
+	writeJSON(t, filepath.Join(set, session.IndexFile), ix)
+	var md, csv bytes.Buffer
+	if err := RenderSession(&md, set, "md"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(md.String(), "# overall PASS: the pooled throughput check PASS\n\npooled throughput over 2 races: median delta +12.00%: PASS\n") {
+		t.Errorf("md opens %q", md.String()[:min(200, md.Len())])
+	}
+	if err := RenderSession(&csv, set, "csv"); err != nil || strings.Contains(csv.String(), "pooled") {
+		t.Errorf("csv: %v %q", err, csv.String())
+	}
+}

@@ -112,6 +112,12 @@ func TestRaceDB(t *testing.T) {
 			t.Errorf("%s: summary.md lacks the database section (%v)", sc, err)
 		}
 	}
+	// The db profile pools its races' throughput: two pooled pairs bound nothing yet.
+	ix, err := session.LoadIndex(out)
+	if err != nil || ix.Pooled == nil || ix.Pooled.Verdict != session.Inconclusive || !strings.Contains(ix.Pooled.Reason, "too few pooled pairs") ||
+		!strings.Contains(r.stdout, "the pooled throughput check INCONCLUSIVE") {
+		t.Errorf("pooled check %+v (%v)\nstdout: %s", ix.Pooled, err, r.stdout)
+	}
 	if left := postgresLeft(dbDir()); len(left) > 0 {
 		t.Errorf("PostgreSQL left running:\n%s", strings.Join(left, "\n"))
 	}
