@@ -20,4 +20,5 @@ stamp="$(scripts/manifest.sh --stamp build/release/manifest.json)"
 go build -tags bindrace_release,bindrace_regress \
   -ldflags "-X main.regressRounds=$ROUNDS -X 'github.com/bindrace/bindrace/binding.nativeBuild=$stamp'" \
   -o "$DIR/binding-server" ./harness/cmd/binding-server >&2
-echo "cmd:$ROOT/$DIR/binding-server --port {port} --threads {threads}"
+case "$DIR" in /*) ;; *) DIR="$ROOT/$DIR" ;; esac  # the cmd: target runs from anywhere
+echo "cmd:$DIR/binding-server --port {port} --threads {threads}"

@@ -97,13 +97,16 @@ func testStore(t testing.TB) *Store {
 }
 
 // freshTrial resets the shared store's trial database and opens a pool of 3 on it.
-func freshTrial(t testing.TB) (*Store, *Queries) {
+func freshTrial(t testing.TB) (*Store, *Queries) { return freshTrialPool(t, 3) }
+
+// freshTrialPool is freshTrial with a pool of size connections.
+func freshTrialPool(t testing.TB, size int) (*Store, *Queries) {
 	t.Helper()
 	s := testStore(t)
 	if _, err := s.Reset(context.Background()); err != nil {
 		t.Fatalf("reset: %v", err)
 	}
-	q, err := NewQueries(context.Background(), s.URL(), PoolOptions{Size: 3})
+	q, err := NewQueries(context.Background(), s.URL(), PoolOptions{Size: size})
 	if err != nil {
 		t.Fatalf("pool: %v", err)
 	}

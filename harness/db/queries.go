@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -170,9 +171,12 @@ func hasControl(s string) bool {
 
 // Queries runs the four scenarios over a pgx pool: the extended protocol, each statement
 // prepared once per connection under its Stmt* name, parameters and results in text format,
-// so result bytes go into the response as they arrive from the server. Safe for concurrent use.
+// so result bytes go into the response as they arrive from the server. Each connection is a
+// lane that pipelines the queries waiting for it (pipeline.go). Safe for concurrent use.
 type Queries struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool // opens the lanes' connections
+	lanes []lane        // one a connection
+	next  atomic.Uint32 // where pick starts looking
 }
 
 // PoolOptions shape the pool.
@@ -180,9 +184,10 @@ type PoolOptions struct {
 	Size int // connections, opened at once and kept; 0: DefaultPoolSize
 }
 
-// NewQueries opens a pool of o.Size connections to url (Store.URL()) and prepares the four
-// statements on each. Every connection's socket does its reads and writes as raw system calls
-// (RawSocket), so a query costs each target the same and wakes no sysmon.
+// NewQueries opens a pool of o.Size connections to url (Store.URL()), prepares the four
+// statements on each and gives each to a lane. Every connection's socket does its reads and
+// writes as raw system calls (RawSocket), so a query costs each target the same and wakes no
+// sysmon.
 func NewQueries(ctx context.Context, url string, o PoolOptions) (*Queries, error) {
 	if o.Size == 0 {
 		o.Size = DefaultPoolSize
@@ -208,48 +213,24 @@ func NewQueries(ctx context.Context, url string, o PoolOptions) (*Queries, error
 		return nil, err
 	}
 	// Open every connection now, so the first requests do not pay for connecting.
-	conns := make([]*pgxpool.Conn, 0, o.Size)
-	for range o.Size {
-		c, err := pool.Acquire(ctx)
-		if err != nil {
-			for _, c := range conns {
-				c.Release()
-			}
-			pool.Close()
+	q := &Queries{pool: pool, lanes: make([]lane, o.Size)}
+	for i := range q.lanes {
+		ln := &q.lanes[i]
+		ln.pool = pool
+		if err := ln.open(ctx); err != nil {
+			q.Close()
 			return nil, fmt.Errorf("opening the pool: %w", err)
 		}
-		conns = append(conns, c)
 	}
-	for _, c := range conns {
-		c.Release()
-	}
-	return &Queries{pool: pool}, nil
+	return q, nil
 }
 
-// Pool is the underlying pool (e.g. for the expected-answer functions).
-func (q *Queries) Pool() *pgxpool.Pool { return q.pool }
-
-// Close closes the pool.
-func (q *Queries) Close() { q.pool.Close() }
-
-// exec runs a prepared statement with text parameters and calls row for every row, whose
-// values are valid only during the call.
-func (q *Queries) exec(ctx context.Context, name, sql string, params [][]byte, row func([][]byte)) error {
-	c, err := q.pool.Acquire(ctx)
-	if err != nil {
-		return err
+// Close answers the queries already queued, then closes the pool.
+func (q *Queries) Close() {
+	for i := range q.lanes {
+		q.lanes[i].close()
 	}
-	defer c.Release()
-	sd, err := c.Conn().Prepare(ctx, name, sql) // prepared in AfterConnect: a map lookup
-	if err != nil {
-		return err
-	}
-	rr := c.Conn().PgConn().ExecStatement(ctx, sd, params, nil, nil)
-	for rr.NextRow() {
-		row(rr.Values())
-	}
-	_, err = rr.Close()
-	return err
+	q.pool.Close()
 }
 
 func checkID(id int64) error {
@@ -259,20 +240,20 @@ func checkID(id int64) error {
 	return nil
 }
 
-// execID runs a statement whose one parameter is id, a valid one (checkID), calling row on
-// each row.
-func (q *Queries) execID(ctx context.Context, id int64, stmt, sql string, row func([][]byte)) error {
+// execID runs Statements[stmt], whose one parameter is id, a valid one (checkID), calling row
+// on each row.
+func (q *Queries) execID(ctx context.Context, id int64, stmt int, row func([][]byte)) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
 	var num [10]byte
-	return q.exec(ctx, stmt, sql, [][]byte{strconv.AppendInt(num[:0], id, 10)}, row)
+	return q.exec(ctx, stmt, [][]byte{strconv.AppendInt(num[:0], id, 10)}, row)
 }
 
 // AppendUser appends get-user's 200 body for user id to dst:
 // {"id":1,"name":"Ada Lovelace","email":"ada.lovelace1@example.com"}.
 func (q *Queries) AppendUser(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	return q.appendRow(ctx, dst, id, StmtGetUser, SQLGetUser, userJSON)
+	return q.appendRow(ctx, dst, id, stGetUser, userJSON)
 }
 
 // jsonField is one column of a row in its JSON object: the text before its value (the object's
@@ -307,9 +288,9 @@ func appendObject(dst []byte, fields []jsonField, v [][]byte) []byte {
 
 // appendRow runs a single-row statement for id and appends the row's JSON object to dst, or
 // returns dst unchanged with ErrNotFound when there is no row (or with the error).
-func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql string, fields []jsonField) ([]byte, error) {
+func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt int, fields []jsonField) ([]byte, error) {
 	start, found := len(dst), false
-	err := q.execID(ctx, id, stmt, sql, func(v [][]byte) {
+	err := q.execID(ctx, id, stmt, func(v [][]byte) {
 		dst = appendObject(dst, fields, v)
 		found = true
 	})
@@ -328,7 +309,7 @@ func (q *Queries) appendRow(ctx context.Context, dst []byte, id int64, stmt, sql
 func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([]byte, error) {
 	start, rows, orders := len(dst), 0, 0
 	dst = append(dst, '[')
-	err := q.execID(ctx, id, StmtListOrders, SQLListOrders, func(v [][]byte) {
+	err := q.execID(ctx, id, stListOrders, func(v [][]byte) {
 		rows++
 		if v[0] == nil { // the user exists and has no order
 			return
@@ -351,7 +332,7 @@ func (q *Queries) AppendUserOrders(ctx context.Context, dst []byte, id int64) ([
 // AppendOrderTotal appends order-total's 200 body for order id to dst:
 // {"order_id":7,"items":3,"total_cents":2497}.
 func (q *Queries) AppendOrderTotal(ctx context.Context, dst []byte, id int64) ([]byte, error) {
-	return q.appendRow(ctx, dst, id, StmtOrderTotal, SQLOrderTotal, orderTotalJSON)
+	return q.appendRow(ctx, dst, id, stOrderTotal, orderTotalJSON)
 }
 
 // AppendCreateOrder inserts order o and its items in one transaction and appends
@@ -387,7 +368,7 @@ func (q *Queries) createOrder(ctx context.Context, dst []byte, o CreateOrder) ([
 	params := [][]byte{buf[:ends[0]], buf[ends[0]:ends[1]], buf[ends[1]:ends[2]], buf[ends[2]:ends[3]]}
 
 	start, found := len(dst), false
-	err := q.exec(ctx, StmtCreateOrder, SQLCreateOrder, params, func(v [][]byte) {
+	err := q.exec(ctx, stCreateOrder, params, func(v [][]byte) {
 		dst = append(dst, `{"order_id":`...)
 		dst = append(dst, v[0]...)
 		dst = append(dst, '}')

@@ -57,7 +57,7 @@ func statusOf(err error) int {
 func TestQueriesMatchExpectedAnswers(t *testing.T) {
 	s, q := freshTrial(t)
 	d := s.Dataset
-	pool := q.Pool()
+	pool := connect(t, s.URL())
 	ctx := context.Background()
 
 	// get-user: every user, and ids just outside the range.
@@ -137,7 +137,7 @@ func TestQueriesMatchExpectedAnswers(t *testing.T) {
 func TestCreateOrder(t *testing.T) {
 	s, q := freshTrial(t)
 	ctx := context.Background()
-	pool := q.Pool()
+	pool := connect(t, s.URL())
 	countOrders := func() (orders, items int64) {
 		t.Helper()
 		if err := pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM order_items)").Scan(&orders, &items); err != nil {

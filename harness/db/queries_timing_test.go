@@ -58,6 +58,7 @@ func benchScenario(b *testing.B, maxKey func(Sizes) int64, run func(q *Queries, 
 	var next atomic.Uint64
 	b.SetParallelism(max(1, DefaultPoolSize/runtime.GOMAXPROCS(0))) // as many goroutines as connections
 	b.ReportAllocs()
+	p0, q0 := q.Pipelined()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		var buf []byte
@@ -70,6 +71,9 @@ func benchScenario(b *testing.B, maxKey func(Sizes) int64, run func(q *Queries, 
 			}
 		}
 	})
+	if p1, q1 := q.Pipelined(); p1 > p0 {
+		b.ReportMetric(float64(q1-q0)/float64(p1-p0), "queries/pipeline")
+	}
 }
 
 func BenchmarkGetUser(b *testing.B) {

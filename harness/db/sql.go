@@ -62,12 +62,20 @@ type Statement struct {
 	SQL  string
 }
 
+// Indexes into Statements: a Queries lane keeps each statement's description at its index.
+const (
+	stGetUser = iota
+	stListOrders
+	stOrderTotal
+	stCreateOrder
+)
+
 // Statements are the four scenario statements, for targets that prepare them by name.
-var Statements = []Statement{
-	{StmtGetUser, SQLGetUser},
-	{StmtListOrders, SQLListOrders},
-	{StmtOrderTotal, SQLOrderTotal},
-	{StmtCreateOrder, SQLCreateOrder},
+var Statements = [...]Statement{
+	stGetUser:     {StmtGetUser, SQLGetUser},
+	stListOrders:  {StmtListOrders, SQLListOrders},
+	stOrderTotal:  {StmtOrderTotal, SQLOrderTotal},
+	stCreateOrder: {StmtCreateOrder, SQLCreateOrder},
 }
 
 // Limits of a create-order request, checked before the database sees it (and again by the

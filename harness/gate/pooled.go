@@ -23,17 +23,21 @@ func guard(c session.Check) session.Check {
 		c.Reason = label + " (its own pairs, FAIL only): " + c.Reason
 		return c
 	}
-	c.Verdict, c.PairsNeeded, c.DecidedAt = session.Pass, 0, 0
-	median := "no complete pair"
-	if c.Delta != nil {
-		median = fmt.Sprintf("median delta %+.2f%% over %d pairs", *c.Delta, c.N)
+	c.PairsNeeded, c.DecidedAt = 0, 0
+	if c.Delta == nil {
+		// A race that measured nothing (not run, or cut short) guarded nothing: it passes no
+		// guard, and the pooled check cannot read it either.
+		c.Verdict = session.Inconclusive
+		c.Reason = label + ": no complete pair, nothing guarded (the set's pooled check needs every race's pairs)"
+		return c
 	}
+	c.Verdict = session.Pass
 	where := "no bounded interval"
 	if c.Interval != nil {
 		where = fmt.Sprintf("interval [%+.2f%%, %+.2f%%]", c.Interval[0], c.Interval[1])
 	}
-	c.Reason = fmt.Sprintf("%s: %s, %s not wholly below the limit %+.2f%% (FAIL only: the set's pooled check decides throughput)",
-		label, median, where, c.Limit)
+	c.Reason = fmt.Sprintf("%s: median delta %+.2f%% over %d pairs, %s not wholly below the limit %+.2f%% (FAIL only: the set's pooled check decides throughput)",
+		label, *c.Delta, c.N, where, c.Limit)
 	return c
 }
 
@@ -55,7 +59,16 @@ func Pool(sums []*session.Summary) *session.Check {
 	label := "pooled " + metricLabel[metric]
 	c := &session.Check{Metric: "pooled:" + metric, Limit: limit, Bound: "min", Verdict: session.Inconclusive, N: len(e.ForPass)}
 	if c.N == 0 {
+		empty := 0
+		for _, r := range sums {
+			if len(r.Pairs) == 0 {
+				empty++
+			}
+		}
 		c.Reason = label + ": no pair index was measured by every race"
+		if empty > 0 {
+			c.Reason += fmt.Sprintf(" (%d of %d races measured no pair: not run, or cut short)", empty, len(sums))
+		}
 		return c
 	}
 	median := stats.Median(e.ForPass)

@@ -106,6 +106,24 @@ func TestPoolGuardCatchesOneShape(t *testing.T) {
 	}
 }
 
+// A race that measured no pair (the set stopped after another race's guard FAILed, or was cut
+// short) passes no guard: it stays INCONCLUSIVE, and the pooled check says why it cannot read
+// the set. The set's verdict is the FAIL that stopped it.
+func TestPoolNotRunRaceIsNotPassed(t *testing.T) {
+	races := [][]session.Pair{raceP(alternate(6, 4), nil).Pairs, raceP(alternate(-58, -62), nil).Pairs, nil}
+	sums, c := gatePooled(races, -5)
+	g := check(sums[2].Checks, stats.MetricRPS)
+	if sums[2].Verdict != session.Inconclusive || g == nil || g.Verdict != session.Inconclusive || !strings.Contains(g.Reason, "nothing guarded") {
+		t.Errorf("race with no pairs: %s, %+v", sums[2].Verdict, g)
+	}
+	if c.Verdict != session.Inconclusive || !strings.Contains(c.Reason, "1 of 3 races measured no pair") {
+		t.Errorf("pooled: %+v", c)
+	}
+	if sums[1].Verdict != session.Fail || setVerdict(sums, c) != session.Fail {
+		t.Errorf("the collapsed race %s, the set %s; want FAIL, FAIL", sums[1].Verdict, setVerdict(sums, c))
+	}
+}
+
 // dbRun draws a database run's throughput as the db A/A race of 2026-12-06 showed it: the pace
 // is set when a run starts (a run-to-run spread of sigma in log terms, 0.08 to 0.25 by shape),
 // now and then a run at half to 70% of its shape's pace (a client CPU shared with PostgreSQL),
