@@ -8,7 +8,6 @@ import (
 	"math"
 	"net"
 	"strconv"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -176,7 +175,6 @@ func hasControl(s string) bool {
 type Queries struct {
 	pool  *pgxpool.Pool // opens the lanes' connections
 	lanes []lane        // one a connection
-	next  atomic.Uint32 // where pick starts looking
 }
 
 // PoolOptions shape the pool.
