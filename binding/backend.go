@@ -59,10 +59,12 @@ func (a *App) Backend() string {
 // rather than in the netpoller (noPoller). The goroutine ends still locked, so its thread ends
 // with it: nothing the kernel keeps per issuing thread (the ring's registered fd) outlives it.
 
-// uringWait is the raw wait of such a loop: io_uring_enter(fd, 0, 1, flags, arg, argSize),
-// with its timeout (rawWaitMs) in the loop's C memory. fd is -1 for any other loop.
+// uringWait is the raw wait of such a loop: io_uring_enter(fd, embed[0], embed[1], flags, arg,
+// argSize), with its timeout (rawWaitMs) and embed (what the last step left it to submit, and
+// the completions to wait for) in the loop's C memory. fd is -1 for any other loop.
 type uringWait struct {
 	fd, flags, arg, argSize uintptr
+	embed                   *[2]C.uint
 }
 
 // sysIoUringEnter is io_uring_enter's number, the same on every Linux architecture (the
@@ -79,7 +81,7 @@ func (l *loop) pin() {
 	}
 	runtime.LockOSThread() // never unlocked: see above
 	l.uw = uringWait{fd: uintptr(w.fd), flags: uintptr(w.flags), arg: uintptr(unsafe.Pointer(w.arg)),
-		argSize: uintptr(w.arg_size)}
+		argSize: uintptr(w.arg_size), embed: (*[2]C.uint)(unsafe.Pointer(w.embed))}
 	l.noPoller = true
 }
 

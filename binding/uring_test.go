@@ -308,6 +308,41 @@ func TestUringIdleLoopWakes(t *testing.T) {
 	}
 }
 
+// The answers of a step ride on the io_uring_enter that waits for the next request only when
+// their completion has nothing to do (docs/io_uring.md, "Submit and wait together"). An answer
+// with Connection: close has: the close, once it is sent. On the Go route (the binding's raw
+// wait) and on a static one (the wait inside the step) the client sees the close at once, not
+// when that wait times out (10 ms; the median would be that).
+func TestUringCloseFollowsTheAnswer(t *testing.T) {
+	a := deferredApp(t, Config{}, func(a *App) {
+		if err := a.Static("GET", "/static", 200, "text/plain", []byte("hi")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, path := range []string{"/", "/static"} {
+		var took []time.Duration
+		for i := 0; i < 21; i++ {
+			c := dial(t, a)
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			start := time.Now()
+			if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(c)
+			took = append(took, time.Since(start))
+			c.Close()
+			if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 200") {
+				t.Fatalf("%s: %q, %v", path, b, err)
+			}
+		}
+		slices.Sort(took)
+		t.Logf("%s: request to close, median %v, max %v", path, took[len(took)/2], took[len(took)-1])
+		if m := took[len(took)/2]; m > 4*time.Millisecond {
+			t.Errorf("%s: the close followed the answer after %v (median of 21)", path, m)
+		}
+	}
+}
+
 // While a detached answer is owed, a deferred loop waits inside the step (the netpoller would
 // not see its completions): the answer another goroutine ends 200 ms later wakes it through
 // the inbox, and a request on another connection meanwhile is answered at once.

@@ -117,13 +117,18 @@ func (l *loop) yieldSometimes() {
 
 // rawWaitOnce is one raw wait of up to rawWaitMs: epoll_pwait on the loop's descriptor (the
 // events it returned), or for a deferred io_uring loop io_uring_enter on the ring, which runs
-// the deferred task work and returns once a completion is posted (1) or at its timeout (0).
+// the deferred task work and returns once a completion is posted (1) or at its timeout (0). The
+// step before it may have left its quiet sends for that enter to submit, with one completion
+// more to wait for than they post (br_loop_uring_wait); an enter that submitted returns their
+// count even when its wait timed out or was interrupted, which reads as ready (1): the step
+// then reaps what they posted.
 func (l *loop) rawWaitOnce() (uintptr, syscall.Errno) {
 	if l.uw.fd == ^uintptr(0) {
 		n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, l.ep, l.events, maxEvents, rawWaitMs, 0, 0)
 		return n, e
 	}
-	_, _, e := syscall.RawSyscall6(sysIoUringEnter, l.uw.fd, 0, 1, l.uw.flags, l.uw.arg, l.uw.argSize)
+	_, _, e := syscall.RawSyscall6(sysIoUringEnter, l.uw.fd, uintptr(l.uw.embed[0]), uintptr(l.uw.embed[1]),
+		l.uw.flags, l.uw.arg, l.uw.argSize)
 	switch e {
 	case 0:
 		return 1, 0

@@ -220,15 +220,18 @@ int br_loop_backend(br_loop *loop);
 /* An io_uring loop with deferred task work (docs/io_uring.md) posts completions only while the
  * thread that took its first step is inside io_uring_enter, and nothing that polls br_loop_fd
  * wakes for them. Every step must come from that one thread, and an embedder that waits for
- * the loop itself waits there instead: io_uring_enter(fd, 0, 1, flags, arg, arg_size) until
- * one completion or timeout_ms (-ETIME), then a step (br_loop_step_ready with ready 1). Fills
- * *out and returns 0 for such a loop, -1 for any other (epoll, or io_uring without deferral,
- * whose br_loop_fd is polled as before). The argument lives in the loop's memory. */
+ * the loop itself waits there instead, after a step that returned BR_IDLE:
+ * io_uring_enter(fd, embed[0], embed[1], flags, arg, arg_size) until embed[1] completions or
+ * timeout_ms (-ETIME), then a step (br_loop_step_ready with ready 1). embed is {0, 1} unless
+ * the step left its sends for that enter to submit: {SQEs queued, sends + 1}. Fills *out and
+ * returns 0 for such a loop, -1 for any other (epoll, or io_uring without deferral, whose
+ * br_loop_fd is polled as before). The argument and embed live in the loop's memory. */
 typedef struct {
   int fd;
   unsigned flags;
   const void *arg;
   size_t arg_size;
+  const unsigned *embed;
 } br_uring_wait;
 int br_loop_uring_wait(br_loop *loop, int timeout_ms, br_uring_wait *out);
 /* From any thread: what the last br_loop_new chose, or why it refused io_uring (a line of text). */

@@ -101,6 +101,14 @@ class OutQueue {
     }
     return k;
   }
+  // True when one gather() of at most max iovecs takes the whole queue and none of it is a
+  // stream chunk: once such a send is done in full, nothing follows from it.
+  bool whole_and_plain(int max) const {
+    if (segs_.size() - head_ > size_t(max)) return false;
+    for (size_t i = head_; i < segs_.size(); i++)
+      if (segs_[i].kind == Seg::kChunk) return false;
+    return true;
+  }
   template <class Done>
   void sent(size_t w, Done &&done) {
     consume(w, done);

@@ -169,6 +169,8 @@ void u_cancel_accept(br_loop *l) {
   if (l->ur->accept_armed) cancel(l, ud(kAccept, 0, 0));
 }
 
+constexpr int kRideWaitMs = 10;  // the longest wait with sends in its submit (u_pump)
+
 // Submits what is queued and reaps completions, waiting up to timeout_ms (-1: not at all) for
 // one. Returns the completions handled, or -1 on a fatal error.
 int u_pump(br_loop *l, int timeout_ms) {
@@ -177,7 +179,12 @@ int u_pump(br_loop *l, int timeout_ms) {
   // to submit, no wait and no task work queued, an enter would find nothing the ring does not
   // already show, so the completions are reaped without one.
   bool skip = timeout_ms < 0 && u->ring.deferred && !u->ring.pending() && !u->ring.work_pending();
-  int r = skip ? 0 : u->ring.enter(timeout_ms >= 0 ? 1 : 0, timeout_ms);
+  // A wait with quiet sends queued waits for one completion beyond theirs (each is posted
+  // within the submit), and not long: a send taken only in part is followed up after it.
+  bool ride = timeout_ms >= 0 && u->ring.pending();
+  if (ride && timeout_ms > kRideWaitMs) timeout_ms = kRideWaitMs;
+  int r = skip ? 0 : u->ring.enter(timeout_ms >= 0 ? u->sends + 1 : 0, timeout_ms);
+  if (!u->ring.pending()) u->eventful_sends = false;
   if (r < 0 && r != -EINTR && r != -ETIME && r != -EBUSY && r != -EAGAIN) {
     errno = -r;
     return -1;
@@ -231,25 +238,35 @@ int uring_step(br_loop *l, br_batch *b, int wait) {
     arm_wake(l);
   }
   replay_deferred(l);
+  Uring *u = l->ur;
+  u->embed[0] = 0, u->embed[1] = 1;
   for (bool polled_empty = false;;) {
     retry_pending(l);
     queue_sends(l);
     bool out = !l->reqs.empty() || !l->wakes.empty() || !l->ws_events.empty();
-    bool queued = l->ur->ring.pending() > 0;
-    if (!queued) {
+    bool queued = u->ring.pending() > 0;
+    // Quiet sends and nothing else to do: the wait's own io_uring_enter submits them.
+    bool ride = queued && !out && !u->eventful_sends && u->ring.deferred && !u->ring.work_pending() &&
+                !u->ring.ready();
+    if (!queued || ride) {
       if (out) break;  // for the embedder
       reap(l);
       if (l->stopping && l->live == 0) {
-        l->ur->ring.disable_registered();  // the loop's thread issues nothing more
+        u->ring.disable_registered();  // the loop's thread issues nothing more
         fill_batch(l, b);
         b->done = 1;
         return 0;
+      }
+      if (ride && !wait) {  // the embedder waits next (br_loop_uring_wait)
+        u->ring.publish();
+        u->embed[0] = u->ring.pending(), u->embed[1] = u->sends + 1;
+        return BR_IDLE;
       }
       if (polled_empty) return BR_IDLE;
     }
     // One submission per iteration: the sends queued above, re-armed requests and cancels,
     // with the wait when there is nothing else to do.
-    int n = u_pump(l, !queued && !out && wait ? br_loop_timer_ms(l) : -1);
+    int n = u_pump(l, (!queued || ride) && !out && wait ? br_loop_timer_ms(l) : -1);
     if (n < 0) return -1;
     polled_empty = !wait && n == 0;
   }
@@ -293,6 +310,7 @@ int br_loop_uring_wait(br_loop *l, int timeout_ms, br_uring_wait *out) {
   out->flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG | u->ring.enter_flags();
   out->arg = &u->wait_arg;
   out->arg_size = sizeof u->wait_arg;
+  out->embed = u->embed;
   return 0;
 #else
   (void)l, (void)timeout_ms, (void)out;

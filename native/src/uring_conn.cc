@@ -225,6 +225,11 @@ void u_queue_send(br_loop *l, Conn *c) {
   e->user_data = u_conn_ud(kSend, c);
   c->ur_send = true;
   u->sends++;
+  // A quiet send: a small, whole answer on a connection that reads on. Its completion only
+  // frees the queue, so a wait may ride on its submit (uring.cc).
+  bool quiet = c->reading && !c->read_closed && !c->close_after && !c->ws.kind && !l->stopping &&
+               bytes <= kQuietSend && c->out.whole_and_plain(kSendIov);
+  if (!quiet) u->eventful_sends = true;
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ inline uint64_t ud(Kind k, uint32_t gen, uint32_t idx) {
 }
 
 constexpr int kSendIov = 64;  // iovecs per send, as OutQueue::flush
+// The largest send that counts as quiet: far below any socket's send buffer, so one that is not
+// taken whole means a client that stopped reading, and waiting for its next event costs nothing.
+constexpr size_t kQuietSend = size_t(16) << 10;
 
 // One send's message, in the slot of its SQE (the kernel copies it during the submit).
 struct SendRec {
@@ -43,6 +46,13 @@ struct Uring {
   unsigned sends = 0;                // sends queued whose completion is not reaped yet
   unsigned held = 0;                 // provided buffers held by deferred completions
   uint64_t late_sends = 0;           // waits for a send the kernel did not finish in its submit
+  // A send queued since the last submit whose completion has work to do (after_flush): reading
+  // to resume, a stream chunk to hand back, a close, a WebSocket backlog, bytes left over. Only
+  // a submission without one may wait in the same io_uring_enter ("Submit and wait together").
+  bool eventful_sends = false;
+  // What the embedder's next raw wait submits and waits for: {SQEs, completions}. A step sets it
+  // to {0, 1}, or hands its quiet sends over with {queued, sends + 1}.
+  unsigned embed[2] = {0, 1};
   bool started = false, accept_armed = false, wake_armed = false, wake_seen = false;
   // The embedder's own wait in io_uring_enter (br_loop_uring_wait): its argument, in C memory.
   io_uring_getevents_arg wait_arg = {};

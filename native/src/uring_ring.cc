@@ -157,7 +157,7 @@ io_uring_sqe *Ring::sqe(unsigned *slot) {
 
 int Ring::enter(unsigned min, int timeout_ms) {
   if (min && poll_wait) return enter_then_poll(timeout_ms);
-  __atomic_store_n(sq_tail, sq_local, __ATOMIC_RELEASE);
+  publish();
   unsigned flags = IORING_ENTER_GETEVENTS | enter_flags();  // also runs task work, flushes overflow
   io_uring_getevents_arg arg = {};
   __kernel_timespec ts = {};

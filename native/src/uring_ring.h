@@ -70,6 +70,9 @@ struct Ring {
   // A zeroed SQE and its slot index, or null when every slot waits for the kernel (after one
   // submit to make room has not freed any).
   io_uring_sqe *sqe(unsigned *slot);
+  // Makes the queued SQEs visible to the kernel, for an io_uring_enter made elsewhere (the
+  // embedder's wait, br_loop_uring_wait).
+  void publish() { __atomic_store_n(sq_tail, sq_local, __ATOMIC_RELEASE); }
   // SQEs queued but not yet taken by the kernel.
   unsigned pending() const { return sq_local - __atomic_load_n(sq_head, __ATOMIC_ACQUIRE); }
   // Submits what is queued and, with min > 0, waits up to timeout_ms (-1: no limit) for min
