@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -89,20 +87,8 @@ func roundTripErr2(br *bufio.Reader) string {
 	return ""
 }
 
-// TestUringServes runs with the sockets in the ring's file table (the default), with a table of
-// 4 slots for 2 loops and 20 connections (most name their fd, slots are reused as connections
-// close), and with none (BINDRACE_URING_FILES=0).
 func TestUringServes(t *testing.T) {
-	for _, files := range []string{"", "4", "0"} {
-		t.Run("files="+files, func(t *testing.T) {
-			a := uringApp(t, Config{}, 2, map[string]string{"BINDRACE_URING_FILES": files}, nil)
-			servesPipelined(t, a)
-		})
-	}
-}
-
-// servesPipelined: 20 connections at once, each 50 pipelined requests on a Go or a static route.
-func servesPipelined(t *testing.T, a *App) {
+	a := uringApp(t, Config{}, 2, nil, nil)
 	errs := concurrently(20, func(i int) error {
 		c, err := net.Dial("tcp", addr(a))
 		if err != nil {
@@ -123,72 +109,6 @@ func servesPipelined(t *testing.T, a *App) {
 			t.Error(err)
 		}
 	}
-}
-
-// The ring's file table holds each open connection's socket, and lets go of it when the
-// connection closes: the kernel's fdinfo for the ring gives the table's size and lists every
-// socket in it. It lists them only when its read gets the ring's lock, so each count is polled
-// until it shows what it must (an unlocked read shows none, never more).
-func TestUringRegisteredFiles(t *testing.T) {
-	a := uringApp(t, Config{MaxConns: 500}, 1, nil, nil)
-	var conns []net.Conn
-	for i := 0; i < 5; i++ {
-		c := dial(t, a)
-		answerAfter(t, c, bufio.NewReader(c))
-		conns = append(conns, c)
-	}
-	waitRingFiles(t, 500, 5)
-	for _, c := range conns {
-		c.Close()
-	}
-	// A socket left in the table would still be listed beside the new connection's: 1 proves
-	// the five closed ones were taken out (slots are reused, so 0 could not tell).
-	c := dial(t, a)
-	answerAfter(t, c, bufio.NewReader(c))
-	waitRingFiles(t, 500, 1)
-}
-
-// waitRingFiles polls this process's one io_uring instance's fdinfo for 5 s until its file
-// table has size slots and holds sockets sockets.
-func waitRingFiles(t *testing.T, size, sockets int) {
-	t.Helper()
-	var text string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		text = ringFdinfo(t)
-		n, held := -1, 0
-		for _, line := range strings.Split(text, "\n") {
-			if v, ok := strings.CutPrefix(line, "UserFiles:"); ok {
-				n, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-			if strings.Contains(line, ": socket:[") {
-				held++
-			}
-		}
-		if n == size && held == sockets {
-			return
-		}
-	}
-	t.Fatalf("the ring's file table never showed %d slots holding %d sockets in 5 s; last read:\n%s", size, sockets, text)
-}
-
-// ringFdinfo is /proc/self/fdinfo of this process's one io_uring instance.
-func ringFdinfo(t *testing.T) string {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fd := range fds {
-		if link, _ := os.Readlink("/proc/self/fd/" + fd.Name()); link == "anon_inode:[io_uring]" {
-			info, err := os.ReadFile("/proc/self/fdinfo/" + fd.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(info)
-		}
-	}
-	t.Fatal("no io_uring instance in /proc/self/fd")
-	return ""
 }
 
 // One provided buffer for every connection: receives end on -ENOBUFS and are re-armed as

@@ -34,7 +34,6 @@ struct Conn {
   // being cancelled), the one-shot poll for output room, a send in the next submit.
   uint8_t ur_recv = 0;
   bool ur_poll = false, ur_send = false;  // ur_send: a send queued whose completion is not reaped
-  bool ur_fixed = false;  // its socket is in the ring's file table at slot idx (IOSQE_FIXED_FILE)
 
   HttpState http;
   WsState ws;

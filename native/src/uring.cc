@@ -73,11 +73,7 @@ int uring_open(br_loop *l, char *why, size_t n) {
   unsigned nbufs = u_env_num("BINDRACE_URING_BUFS", 256, 1, 32768);
   unsigned p2 = 1;
   while (p2 < nbufs) p2 <<= 1;
-  // A file-table slot per connection up to max_conns (one loop may hold them all), at most
-  // 16,384 (the table costs the kernel 8 bytes a slot); BINDRACE_URING_FILES=0: none.
-  unsigned conns = l->app->cfg.max_conns < 16384 ? l->app->cfg.max_conns : 16384;
-  unsigned files = u_env_num("BINDRACE_URING_FILES", conns, 0, 1u << 20);
-  if (int e = u->ring.open(entries, p2, 16384, files, defer, why, n)) {
+  if (int e = u->ring.open(entries, p2, 16384, defer, why, n)) {
     if (e == EPERM || e == EACCES) {
       char sys[64];
       u_disabled_sysctl(sys, sizeof sys);

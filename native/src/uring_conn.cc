@@ -32,16 +32,6 @@ Conn *u_conn_of(br_loop *l, uint64_t user_data) {
   return c && (c->gen & 0xffffff) == ((user_data >> 32) & 0xffffff) ? c : nullptr;
 }
 
-// Points e at c's socket: its slot in the ring's file table, or its fd.
-void u_target(io_uring_sqe *e, const Conn *c) {
-  if (c->ur_fixed) {
-    e->fd = int(c->idx);
-    e->flags |= IOSQE_FIXED_FILE;
-  } else {
-    e->fd = c->fd;
-  }
-}
-
 void u_arm_recv(br_loop *l, Conn *c) {
   unsigned slot;
   io_uring_sqe *e = l->ur->ring.sqe(&slot);
@@ -50,9 +40,9 @@ void u_arm_recv(br_loop *l, Conn *c) {
     return;
   }
   e->opcode = IORING_OP_RECV;
+  e->fd = c->fd;
   e->ioprio = IORING_RECV_MULTISHOT;
   e->flags = IOSQE_BUFFER_SELECT;
-  u_target(e, c);
   e->buf_group = Ring::kBufGroup;
   e->user_data = u_conn_ud(kRecv, c);
   c->ur_recv = 1;
@@ -66,7 +56,7 @@ void u_arm_poll(br_loop *l, Conn *c) {
     return;
   }
   e->opcode = IORING_OP_POLL_ADD;
-  u_target(e, c);
+  e->fd = c->fd;
   e->poll32_events = POLLOUT;
   e->user_data = u_conn_ud(kPollOut, c);
   c->ur_poll = true;
@@ -76,8 +66,6 @@ void u_arm_poll(br_loop *l, Conn *c) {
 void u_adopt(br_loop *l, int fd) {
   Conn *c = pooled_conn(l);
   enter_conn(l, c, fd);
-  Ring &r = l->ur->ring;
-  c->ur_fixed = c->idx < r.files && r.set_file(c->idx, fd);
   u_arm_recv(l, c);
 }
 
@@ -230,7 +218,7 @@ void u_queue_send(br_loop *l, Conn *c) {
   r.msg.msg_iov = r.iov;
   r.msg.msg_iovlen = size_t(c->out.gather(r.iov, kSendIov, &bytes));
   e->opcode = IORING_OP_SENDMSG;
-  u_target(e, c);
+  e->fd = c->fd;
   e->addr = uint64_t(uintptr_t(&r.msg));
   e->len = 1;
   e->msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT;  // never armed: done or -EAGAIN within the submit
@@ -298,9 +286,6 @@ void uring_forget(br_loop *l, Conn *c) {
   if (c->ur_recv == 1) cancel(l, u_conn_ud(kRecv, c));
   if (c->ur_poll) cancel(l, u_conn_ud(kPollOut, c));
   c->ur_recv = 2;
-  // The table holds the socket open past close(fd); requests still in flight keep what they use.
-  if (c->ur_fixed) (void)l->ur->ring.set_file(c->idx, -1);
-  c->ur_fixed = false;
 }
 
 int reap_cq(br_loop *l) {

@@ -34,8 +34,7 @@ void *map(size_t len, int fd, off_t off) {
 
 }  // namespace
 
-int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, unsigned nfiles, bool defer, char *why,
-               size_t why_len) {
+int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, bool defer, char *why, size_t why_len) {
   io_uring_params p = {};
   const unsigned plain = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CLAMP;
   const unsigned deferral = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
@@ -107,20 +106,7 @@ int Ring::open(unsigned entries, unsigned n_bufs, unsigned size, unsigned nfiles
   bufs_registered = true;
   for (unsigned i = 0; i < nbufs; i++) recycle(i);
   publish_bufs();
-  // The file table is an optimisation: where the kernel refuses it (EMFILE past RLIMIT_NOFILE,
-  // ENOMEM), requests name fds as before.
-  io_uring_rsrc_register table = {};
-  table.nr = nfiles;
-  table.flags = IORING_RSRC_REGISTER_SPARSE;
-  if (nfiles && sys_register(fd, IORING_REGISTER_FILES2, &table, sizeof table) == 0) files = nfiles;
   return 0;
-}
-
-bool Ring::set_file(unsigned slot, int file) {
-  io_uring_rsrc_update u = {};
-  u.offset = slot;
-  u.data = uint64_t(uintptr_t(&file));
-  return sys_register(fd, IORING_REGISTER_FILES_UPDATE, &u, 1) == 1;
 }
 
 int Ring::enable() {

@@ -47,20 +47,13 @@ struct Ring {
   int reg_index = -1;
   // Why deferred task work was not used although asked for (empty: it was, or not asked).
   char plain_why[128] = "";
-  // Slots of the ring's sparse file table (IORING_REGISTER_FILES2): a connection whose index is
-  // below it has its socket there, and its requests name the slot (IOSQE_FIXED_FILE), so the
-  // kernel takes no file reference per request. 0: no table; requests name the fd.
-  unsigned files = 0;
 
   static constexpr uint16_t kBufGroup = 0;
 
   // Sets the ring up: 0, or the errno of the failing step with a line saying which in why. With
   // defer it asks for deferred task work first and, where the kernel refuses those flags
   // (EINVAL: before Linux 6.1), sets the ring up without them, saying why in plain_why.
-  int open(unsigned entries, unsigned nbufs, unsigned buf_size, unsigned nfiles, bool defer, char *why,
-           size_t why_len);
-  // Puts fd (-1: nothing) in slot of the file table, from the issuing thread. True when done.
-  bool set_file(unsigned slot, int fd);
+  int open(unsigned entries, unsigned nbufs, unsigned buf_size, bool defer, char *why, size_t why_len);
   // On the thread that will issue every request, before the first: enables a deferred ring
   // (that thread becomes its only issuer) and registers its fd with that thread. 0 or -errno.
   int enable();
