@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,10 @@ func TestUringWaitSubmitsTheAnswers(t *testing.T) {
 		res, err := counterOf(t, c.target, "0", os.Stderr).PacedSyscalls(ctx, c.target, sc,
 			PacedSyscallOptions{N: 1000, Warmup: 100, Pipelining: c.pipelining})
 		cancel()
+		if err != nil && strings.Contains(err.Error(), "io_uring refused") {
+			// As binding/uring_test.go: where the kernel refuses io_uring there is no loop to count.
+			t.Skipf("skipping: the kernel refuses io_uring here: %v", err)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
